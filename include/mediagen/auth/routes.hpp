@@ -1,0 +1,11 @@
+#pragma once
+namespace mediagen::http {
+class Router;
+}
+
+namespace mediagen::auth {
+
+// GET /key: the calling key itself, answered from the key cache (no permission needed).
+void register_routes(http::Router& router);
+
+}  // namespace mediagen::auth

@@ -1,0 +1,130 @@
+#pragma once
+// The one error value: every refusal the API gives is an ApiError built by a named constructor,
+// so its HTTP status and body shape are fixed where it is made (spec section 7.1).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <boost/system/result.hpp>
+
+#include "mediagen/core/clock.hpp"
+#include "mediagen/core/message.hpp"
+
+namespace mediagen {
+
+enum class ErrorShape {
+  auth,        // {success:false, message, data:null}            401, permission 403
+  plain,       // {success:false, message}                       404, 405, 413, 5xx
+  domain,      // {success:false, message, reason, error_code, ...extra}
+  validation,  // {message, errors:{field:[...]}}                422, no "success"
+};
+
+enum class Reason {
+  none,
+  endpoint_not_found,
+  ip_banned,
+  rate_limit_exceeded,
+  token_quota_exceeded,
+  limit_exceeded,
+  concurrency_limit_exceeded,
+  policy_cooldown_active,
+  insufficient_balance,
+  insufficient_funds,
+  insufficient_allowance,
+  no_subscription,
+  payg_topup_required,
+  template_access_denied,
+  not_reseller,
+  gift_code_not_found,
+  quote_mismatch,
+  active_retry_exists,
+  stitch_in_progress,
+  gift_code_cancel_window_expired,
+  gift_code_not_cancellable,
+  invalid_order_status,
+  invalid_status,
+  max_attempts_reached,
+  generative_not_supported,
+  nothing_to_retry,
+  text_over_capacity,
+  content_blocked,
+  input_expired,
+  retry_config_outdated,
+  service_not_found,
+  template_model_outdated,
+  source_file_required,
+  source_file_unsupported,
+  service_maintenance,
+};
+
+std::string_view to_string(Reason reason);
+
+// Values an error may add to its body; times are rendered in the request's time zone.
+using ExtraValue = std::variant<std::nullptr_t, bool, std::int64_t, std::string,
+                                std::vector<std::int64_t>, TimePoint, Message>;
+
+struct FieldError {
+  std::string field;
+  std::vector<Message> messages;
+};
+
+struct ApiError {
+  int status = 500;
+  ErrorShape shape = ErrorShape::plain;
+  Reason reason = Reason::none;
+  Message message;
+  std::vector<FieldError> fields;                           // validation only
+  std::vector<std::pair<std::string, ExtraValue>> extra;    // body fields after reason
+  std::vector<std::pair<std::string, std::string>> headers; // Retry-After, Allow, ...
+  bool with_english_message = false;  // adds message_en (endpoint_not_found)
+  bool close_connection = false;
+  std::string internal;  // for logs only, never rendered
+
+  // 401 and 403: the authentication shape of section 5.
+  static ApiError api_key_missing();
+  static ApiError api_key_invalid();
+  static ApiError api_key_expired();
+  static ApiError permission_denied(std::string_view scope);
+  static ApiError forbidden();  // the object belongs to another user
+
+  static ApiError not_found();
+  static ApiError endpoint_not_found(std::string_view method, std::string_view path,
+                                     std::string docs, std::string developers,
+                                     std::int64_t misses_left, std::int64_t threshold,
+                                     std::int64_t window_minutes);
+  static ApiError method_not_allowed(std::string allow);
+  static ApiError payload_too_large();
+  static ApiError header_too_large();
+  static ApiError bad_request();
+  static ApiError unsupported_media_type();
+  static ApiError internal_error(std::string internal_detail);
+  static ApiError unavailable(std::string internal_detail);
+
+  static ApiError ip_banned(TimePoint banned_until, std::int64_t retry_after, std::int64_t step,
+                            std::vector<std::int64_t> ladder_seconds);
+  static ApiError rate_limited(std::int64_t retry_after);
+
+  // 422 with one field; add more with add_field.
+  static ApiError validation(std::string field, Message message);
+  ApiError& add_field(std::string field, Message message);
+
+  // A business refusal of section 7.1 with its reason; message from "errors.<reason>".
+  static ApiError refusal(int status, Reason reason);
+
+  ApiError& with(std::string key, ExtraValue value) {
+    extra.emplace_back(std::move(key), std::move(value));
+    return *this;
+  }
+};
+
+template <class T>
+using Result = boost::system::result<T, ApiError>;
+
+// Needed by boost::system::result<T, ApiError>::value(): an error escapes as the ApiError itself.
+[[noreturn]] void throw_exception_from_error(const ApiError& e, const boost::source_location& loc);
+
+}  // namespace mediagen

@@ -1,0 +1,57 @@
+#pragma once
+// Settings from the environment (CONTRACTS.md); `mediagen serve` flags may override fields.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mediagen {
+
+struct Endpoint {
+  std::string host;
+  std::uint16_t port = 0;  // 0: let the OS pick, the bound port is logged
+};
+
+struct Config {
+  Endpoint listen{"127.0.0.1", 8080};
+  Endpoint admin_listen{"127.0.0.1", 9090};
+  std::string database_url = "postgresql:///mediagen";
+  std::string redis_url = "redis://127.0.0.1:6379/0";
+  std::string redis_prefix = "mediagen:";
+  std::string api_prefix = "/api";
+  std::string public_url = "http://127.0.0.1:8080";
+  std::string storage_dir = "var/storage";
+  std::string secret;
+  std::string pusher_app_id = "mediagen";
+  std::string pusher_key = "mediagen-key";
+  std::string pusher_secret;
+  std::string log_level = "info";
+  std::string docs_url = "https://mediagen.dev/docs/api";
+  std::string developers_url = "https://mediagen.dev/developers";
+
+  int io_threads = 1;
+  int workers = 0;  // 0: number of cores
+  int db_pool_size = 8;
+
+  std::int64_t key_cache_ttl_seconds = 3600;
+  std::vector<std::int64_t> ban_ladder_seconds{300, 600, 1800, 3600, 86400};
+  std::int64_t ban_threshold = 20;
+  std::int64_t ban_window_seconds = 600;
+  std::vector<std::string> trusted_proxies;
+
+  std::size_t max_connections = 10000;
+  std::size_t header_limit_bytes = 8192;
+  std::size_t body_limit_bytes = 1024 * 1024;
+  std::int64_t read_timeout_seconds = 10;
+  std::int64_t idle_timeout_seconds = 60;
+  std::int64_t shutdown_grace_seconds = 20;
+
+  // Reads MEDIAGEN_* variables through `getenv`; throws std::invalid_argument naming the variable.
+  static Config from_env(const std::function<std::optional<std::string>(const char*)>& getenv);
+  static Config from_process_env();
+};
+
+Endpoint parse_endpoint(const std::string& text);  // "host:port"; throws std::invalid_argument
+
+}  // namespace mediagen

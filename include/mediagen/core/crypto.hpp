@@ -1,0 +1,24 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace mediagen::crypto {
+
+using Sha256Digest = std::array<std::uint8_t, 32>;
+
+Sha256Digest sha256(std::string_view data);
+std::string hmac_sha256_hex(std::string_view key, std::string_view data);
+std::string to_hex(std::span<const std::uint8_t> bytes);
+
+// Compares in time that depends only on the length, so secrets cannot be guessed byte by byte.
+bool constant_time_equal(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b);
+bool constant_time_equal(std::string_view a, std::string_view b);
+
+// Cryptographically secure random bytes (OpenSSL RAND_bytes); throws if the RNG fails.
+std::string random_bytes(std::size_t count);
+std::string base64url(std::string_view bytes);  // no padding
+
+}  // namespace mediagen::crypto

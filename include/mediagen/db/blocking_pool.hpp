@@ -1,0 +1,110 @@
+#pragma once
+// A bounded pool of threads for blocking calls (libpqxx, hiredis). Each thread owns one
+// PostgreSQL and one Redis connection, so the pool size bounds the connections an instance opens.
+// Coroutines `co_await pool.run(fn)`; fn runs on a pool thread and the coroutine resumes on
+// its own executor. Nothing blocking ever runs on the I/O threads.
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "mediagen/cache/redis.hpp"
+#include "mediagen/core/counters.hpp"
+#include "mediagen/db/db.hpp"
+
+namespace mediagen::db {
+
+struct Resources {
+  Db& db;
+  cache::Redis& redis;
+};
+
+struct BlockingPoolOptions {
+  int threads = 8;
+  std::string database_url;
+  cache::RedisOptions redis;
+};
+
+class BlockingPool {
+ public:
+  BlockingPool(BlockingPoolOptions options, InfraCounters& counters);
+  ~BlockingPool();
+  BlockingPool(const BlockingPool&) = delete;
+  BlockingPool& operator=(const BlockingPool&) = delete;
+
+  template <class F>
+  boost::asio::awaitable<std::invoke_result_t<F&, Resources&>> run(F fn) {
+    using T = std::invoke_result_t<F&, Resources&>;
+    if constexpr (std::is_void_v<T>) {
+      co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&, void(std::exception_ptr)>(
+          [this](auto handler, F f) mutable {
+            submit([h = std::make_shared<decltype(handler)>(std::move(handler)), f = std::move(f)](Resources& r) mutable {
+              std::exception_ptr ep;
+              try {
+                f(r);
+              } catch (...) {
+                ep = std::current_exception();
+              }
+              auto ex = boost::asio::get_associated_executor(*h);
+              boost::asio::post(ex, [h, ep]() mutable { (*h)(ep); });
+            });
+          },
+          boost::asio::use_awaitable, std::move(fn));
+    } else {
+      auto value = co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
+                                                         void(std::exception_ptr, std::optional<T>)>(
+          [this](auto handler, F f) mutable {
+            submit([h = std::make_shared<decltype(handler)>(std::move(handler)), f = std::move(f)](Resources& r) mutable {
+              std::exception_ptr ep;
+              std::optional<T> v;
+              try {
+                v.emplace(f(r));
+              } catch (...) {
+                ep = std::current_exception();
+              }
+              auto ex = boost::asio::get_associated_executor(*h);
+              boost::asio::post(ex, [h, ep, v = std::move(v)]() mutable { (*h)(ep, std::move(v)); });
+            });
+          },
+          boost::asio::use_awaitable, std::move(fn));
+      co_return std::move(*value);
+    }
+  }
+
+  // Runs fn on a pool thread without waiting (used by code that has no coroutine).
+  void submit(std::function<void(Resources&)> job);
+
+  // Finishes queued jobs, then joins the threads.
+  void stop();
+
+  int threads() const { return static_cast<int>(threads_.size()); }
+  std::size_t busy() const { return busy_.load(std::memory_order_relaxed); }
+  std::size_t queued() const;
+
+ private:
+  void loop(std::size_t index);
+
+  BlockingPoolOptions options_;
+  InfraCounters& counters_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::function<void(Resources&)>> jobs_;
+  bool stopping_ = false;
+  std::atomic<std::size_t> busy_{0};
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace mediagen::db

@@ -1,0 +1,18 @@
+#pragma once
+// The response shapes of spec 2.1: nothing else writes response bodies.
+#include <string>
+
+#include "mediagen/core/api_error.hpp"
+#include "mediagen/core/time_zone.hpp"
+#include "mediagen/http/message.hpp"
+
+namespace mediagen::http {
+
+Response success_response(const Reply& reply, Locale locale);
+Response error_response(const ApiError& error, Locale locale, const TimeZone& tz);
+std::string error_body(const ApiError& error, Locale locale, const TimeZone& tz);
+
+// Appends `text` as a JSON string literal (quotes included).
+void append_json_string(std::string& out, std::string_view text);
+
+}  // namespace mediagen::http

@@ -1,0 +1,50 @@
+#pragma once
+// The request and reply types domain handlers see; Beast stays inside src/http.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "mediagen/core/message.hpp"
+
+namespace mediagen::http {
+
+enum class Method : std::uint8_t { get, head, post, put, patch, del, options, other };
+
+std::string_view to_string(Method method);
+
+class RequestView {
+ public:
+  virtual ~RequestView() = default;
+  virtual Method method() const = 0;
+  virtual std::string_view method_text() const = 0;
+  virtual std::string_view target() const = 0;
+  // Case-insensitive; the first value when repeated.
+  virtual std::optional<std::string_view> header(std::string_view name) const = 0;
+  // The body once the pipeline has read it (empty before).
+  virtual std::string_view body() const = 0;
+};
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// What a handler returns on success: the envelope's data (already JSON) and its message.
+struct Reply {
+  int status = 200;
+  Message message{"ok"};
+  std::string data_json = "null";
+  Headers headers;
+  bool bare = false;  // data_json is the whole body, without the envelope (probes)
+};
+
+// What the server writes. Pipelines build it from a Reply or an ApiError.
+struct Response {
+  int status = 200;
+  Headers headers;
+  std::string body;
+  std::string_view content_type = "application/json; charset=utf-8";
+  bool close = false;
+};
+
+}  // namespace mediagen::http

@@ -1,0 +1,60 @@
+#pragma once
+// The public request pipeline (ARCHITECTURE.md): each stage can answer early.
+//   0 barrier      locale, time zone, metrics; exceptions -> 500/503 (logged, never shown)
+//   1 ip_ban       in-process ban list, before anything else -> 429 ip_banned
+//   2 route_match  404 endpoint_not_found (+ a miss on the ban ladder) | 405 with Allow
+//   3 body_size    declared body over the route's cap -> 413 before the body is read
+//   4 authenticate X-API-KEY only; key cache, PostgreSQL on a miss -> 401
+//   5 authorize    the route's permission -> 403, before any logic
+//   6 rate_limit   the key's request windows, one Redis round trip -> 429
+//   7 body         read the body, parse JSON -> 413 / 422
+//   8 handler      then the envelope
+#include <string>
+#include <vector>
+
+#include "mediagen/auth/key_cache.hpp"
+#include "mediagen/cache/ban_ladder.hpp"
+#include "mediagen/core/clock.hpp"
+#include "mediagen/core/counters.hpp"
+#include "mediagen/http/exchange.hpp"
+#include "mediagen/http/metrics.hpp"
+#include "mediagen/http/router.hpp"
+
+namespace mediagen::db {
+class BlockingPool;
+}
+
+namespace mediagen::http {
+
+struct PipelineOptions {
+  std::vector<std::string> trusted_proxies;
+  std::string docs_url;
+  std::string developers_url;
+  std::string redis_prefix;
+};
+
+struct PipelineDeps {
+  const Router& router;
+  Metrics& metrics;
+  const Clock& clock;
+  cache::BanList& bans;
+  const cache::BanLadder& ladder;
+  auth::KeyCache& keys;
+  db::BlockingPool& pool;
+  InfraCounters& counters;
+};
+
+class Pipeline final : public ExchangeHandler {
+ public:
+  Pipeline(PipelineDeps deps, PipelineOptions options) : deps_(deps), options_(std::move(options)) {}
+
+  boost::asio::awaitable<Response> handle(Exchange& exchange) override;
+  Response refuse(int status) override;
+
+ private:
+  boost::asio::awaitable<Response> run(Exchange& exchange, struct RequestContext& ctx);
+  PipelineDeps deps_;
+  PipelineOptions options_;
+};
+
+}  // namespace mediagen::http

@@ -1,0 +1,66 @@
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json_fwd.hpp>
+
+#include "mediagen/auth/principal.hpp"
+#include "mediagen/core/api_error.hpp"
+#include "mediagen/core/time_zone.hpp"
+#include "mediagen/http/message.hpp"
+
+namespace mediagen::http {
+
+// Who may call a route: anyone, any active key, or a key holding one permission.
+enum class Access { open, any_key, scope };
+
+struct Route;
+
+struct PathParams {
+  std::vector<std::pair<std::string_view, std::string_view>> items;
+  std::optional<std::string_view> get(std::string_view name) const {
+    for (const auto& [k, v] : items) {
+      if (k == name) return v;
+    }
+    return std::nullopt;
+  }
+};
+
+// Typed per-request data the pipeline fills stage by stage.
+struct RequestContext {
+  const RequestView& request;
+  std::string path;   // percent-decoded, without the query
+  std::string_view query;
+  std::string client_ip;
+  const Route* route = nullptr;
+  PathParams params;
+  std::shared_ptr<const auth::Principal> principal;
+  Locale locale = Locale::en;
+  TimeZone tz = TimeZone::utc();
+  const nlohmann::json* json = nullptr;  // parsed body of JSON routes
+  Headers response_headers;
+
+  std::string time(TimePoint t) const { return tz.format(t); }
+};
+
+using Handler = std::function<boost::asio::awaitable<Result<Reply>>(RequestContext&)>;
+
+struct Route {
+  Method method = Method::get;
+  std::string pattern;  // "/orders/{order}"; API routes are relative to the API prefix
+  Access access = Access::scope;
+  auth::Scope scope = auth::Scope::profile_read;
+  std::size_t body_limit = 0;  // bytes; 0 means the route takes no body
+  bool json_body = false;
+  Handler handler;
+  std::size_t metrics_index = 0;  // set by the router
+};
+
+}  // namespace mediagen::http

@@ -1,0 +1,171 @@
+// Operator commands: JSON on stdout, a one-line error on stderr and a non-zero exit otherwise.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "invalidation.hpp"
+#include "mediagen/account/users.hpp"
+#include "mediagen/auth/key_json.hpp"
+#include "mediagen/auth/keys.hpp"
+#include "mediagen/billing/ledger.hpp"
+#include "mediagen/cache/redis.hpp"
+#include "mediagen/core/log.hpp"
+#include "mediagen/core/time_zone.hpp"
+#include "mediagen/db/pg.hpp"
+
+namespace mediagen::app {
+
+namespace {
+
+void print(const nlohmann::ordered_json& j) { std::printf("%s\n", j.dump().c_str()); }
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 1;
+}
+
+// Tells running servers to drop cached keys now; a server that misses it still expires the
+// entry within the key-cache TTL, so a failure here is a warning, not an error.
+void publish_invalidation(const Config& config, const Invalidation& what) {
+  try {
+    cache::Redis redis({.url = config.redis_url});
+    redis.command({"PUBLISH", invalidation_channel(config.redis_prefix), format_invalidation(what)});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "warning: could not notify running servers (%s); they pick the change up within the key cache TTL\n",
+                 e.what());
+  }
+}
+
+nlohmann::ordered_json user_json(const account::Profile& p) {
+  return {{"id", p.id.value},
+          {"email", p.email},
+          {"name", p.name},
+          {"locale", locale_code(p.locale)},
+          {"blocked", p.blocked},
+          {"balance_minor", p.balance.value},
+          {"currency", p.asset.code}};
+}
+
+}  // namespace
+
+int admin_seed_demo(const Config& config) {
+  InfraCounters counters;
+  db::Db db(config.database_url, &counters);
+  auto assets = db::transact(db, [&](pqxx::work& tx) {
+    // The platform currency is created by the first migration; make sure it is active.
+    tx.exec("UPDATE currency_assets SET is_active = true, deleted_at = NULL WHERE is_default");
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& row : tx.exec("SELECT code, precision FROM currency_assets WHERE deleted_at IS NULL ORDER BY id")) {
+      list.push_back({{"code", row[0].as<std::string>()}, {"precision", row[1].as<int>()}});
+    }
+    return list;
+  });
+  print({{"currency_assets", assets}, {"plans", nlohmann::ordered_json::array()}});
+  return 0;
+}
+
+int admin_user_create(const Config& config, const std::string& email, const std::string& name,
+                      const std::string& locale, std::int64_t balance) {
+  if (locale != "en" && locale != "ru") return fail("--locale must be en or ru");
+  InfraCounters counters;
+  db::Db db(config.database_url, &counters);
+  try {
+    auto p = account::create_user(db, {email, name, parse_locale(locale), MinorUnits{balance}});
+    print(user_json(p));
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what());
+  }
+  return 0;
+}
+
+int admin_user_balance(const Config& config, std::int64_t user, std::int64_t add) {
+  InfraCounters counters;
+  db::Db db(config.database_url, &counters);
+  try {
+    auto p = account::adjust_balance(db, UserId{user}, MinorUnits{add}, "operator adjustment");
+    if (!p) return fail("no user with id " + std::to_string(user));
+    print({{"id", p->id.value}, {"balance_minor", p->balance.value}});
+  } catch (const billing::InsufficientBalance&) {
+    return fail("the balance cannot go below zero");
+  }
+  return 0;
+}
+
+int admin_user_block(const Config& config, std::int64_t user, bool blocked) {
+  InfraCounters counters;
+  db::Db db(config.database_url, &counters);
+  auto p = account::set_blocked(db, UserId{user}, blocked);
+  if (!p) return fail("no user with id " + std::to_string(user));
+  publish_invalidation(config, UserId{user});
+  print({{"id", p->id.value}, {"blocked", p->blocked}});
+  return 0;
+}
+
+int admin_key_create(const Config& config, const KeyCreateArgs& a) {
+  auth::NewKey request;
+  request.user = UserId{a.user};
+  request.name = a.name;
+  if (!a.preset.empty()) {
+    auto set = auth::preset(a.preset);
+    if (!set) return fail("unknown preset '" + a.preset + "' (read_only, automation, full)");
+    request.scopes.merge(*set);
+  }
+  if (!a.scopes.empty()) {
+    std::vector<std::string> names;
+    std::string item;
+    for (char c : a.scopes + ",") {
+      if (c == ',') {
+        if (!item.empty()) names.push_back(item);
+        item.clear();
+      } else if (c != ' ') {
+        item += c;
+      }
+    }
+    auto set = auth::ScopeSet::from_names(names);
+    if (!set) return fail("unknown scope in --scopes '" + a.scopes + "'");
+    request.scopes.merge(*set);
+  }
+  if (!a.expires_at.empty()) {
+    request.expires_at = parse_iso8601(a.expires_at);
+    if (!request.expires_at) return fail("--expires-at must be ISO 8601, e.g. 2027-01-31T00:00:00Z");
+  }
+  auto positive = [&](const std::optional<std::int64_t>& v, const char* flag) {
+    if (v && *v <= 0) throw std::invalid_argument(std::string(flag) + " must be positive");
+    return v;
+  };
+  try {
+    auto& l = request.limits;
+    l.requests.per_minute = positive(a.rate_per_minute, "--rate-per-minute");
+    l.requests.per_hour = positive(a.rate_per_hour, "--rate-per-hour");
+    l.requests.per_day = positive(a.rate_per_day, "--rate-per-day");
+    l.tokens.per_minute = positive(a.tokens_per_minute, "--tokens-per-minute");
+    l.tokens.per_hour = positive(a.tokens_per_hour, "--tokens-per-hour");
+    l.tokens.per_day = positive(a.tokens_per_day, "--tokens-per-day");
+    l.tokens.per_month = positive(a.tokens_per_month, "--tokens-per-month");
+    if (a.tokens_quota && *a.tokens_quota < 0) return fail("--tokens-quota cannot be negative");
+    l.tokens.quota = a.tokens_quota;
+    if (a.ai_monthly_limit && *a.ai_monthly_limit < 0) return fail("--ai-monthly-limit cannot be negative");
+    l.ai_monthly_limit_minor = a.ai_monthly_limit;
+    InfraCounters counters;
+    db::Db db(config.database_url, &counters);
+    auto created = auth::create_key(db, request);
+    auto out = auth::key_json(created.key, TimeZone::utc());
+    out["key"] = created.plaintext;  // shown once; only its hash is stored
+    print(out);
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what());
+  }
+  return 0;
+}
+
+int admin_key_disable(const Config& config, std::int64_t id) {
+  InfraCounters counters;
+  db::Db db(config.database_url, &counters);
+  auto key = auth::disable_key(db, ApiKeyId{id});
+  if (!key) return fail("no key with id " + std::to_string(id));
+  publish_invalidation(config, key->key_hash);
+  print({{"id", key->key_id.value}, {"disabled", true}});
+  return 0;
+}
+
+}  // namespace mediagen::app

@@ -1,0 +1,34 @@
+#pragma once
+// The commands of the `mediagen` binary; main.cpp parses flags and calls one of these.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mediagen/core/config.hpp"
+
+namespace mediagen::app {
+
+// Runs the server until SIGTERM or SIGINT; returns the process exit code.
+int serve(const Config& config, bool run_migrations);
+int migrate(const Config& config);
+
+struct KeyCreateArgs {
+  std::int64_t user = 0;
+  std::string preset;
+  std::string scopes;
+  std::string name;
+  std::string expires_at;
+  std::optional<std::int64_t> rate_per_minute, rate_per_hour, rate_per_day;
+  std::optional<std::int64_t> tokens_per_minute, tokens_per_hour, tokens_per_day, tokens_per_month, tokens_quota;
+  std::optional<std::int64_t> ai_monthly_limit;
+};
+
+int admin_seed_demo(const Config& config);
+int admin_user_create(const Config& config, const std::string& email, const std::string& name,
+                      const std::string& locale, std::int64_t balance);
+int admin_user_balance(const Config& config, std::int64_t user, std::int64_t add);
+int admin_user_block(const Config& config, std::int64_t user, bool blocked);
+int admin_key_create(const Config& config, const KeyCreateArgs& args);
+int admin_key_disable(const Config& config, std::int64_t id);
+
+}  // namespace mediagen::app

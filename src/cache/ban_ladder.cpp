@@ -1,0 +1,130 @@
+#include "mediagen/cache/ban_ladder.hpp"
+
+#include <charconv>
+
+#include "mediagen/cache/redis.hpp"
+
+namespace mediagen::cache {
+namespace {
+
+// KEYS: misses, step, bans hash. ARGV: threshold, window, now, step memory, ip, channel, ladder...
+constexpr std::string_view kMissScript = R"lua(
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+if n < tonumber(ARGV[1]) then return {n, 0, 0} end
+redis.call('DEL', KEYS[1])
+local step = redis.call('INCR', KEYS[2])
+local rungs = #ARGV - 6
+local duration = tonumber(ARGV[6 + math.min(step, rungs)])
+local banned_until = tonumber(ARGV[3]) + duration
+redis.call('EXPIRE', KEYS[2], duration + tonumber(ARGV[4]))
+redis.call('HSET', KEYS[3], ARGV[5], banned_until .. ' ' .. step)
+redis.call('PUBLISH', ARGV[6], ARGV[5] .. ' ' .. banned_until .. ' ' .. step)
+return {n, step, banned_until}
+)lua";
+
+constexpr std::string_view kLoadScript = R"lua(
+local all = redis.call('HGETALL', KEYS[1])
+local now = tonumber(ARGV[1])
+local out = {}
+for i = 1, #all, 2 do
+  local until_s = tonumber(string.match(all[i + 1], '^(%d+)'))
+  if until_s == nil or until_s <= now then
+    redis.call('HDEL', KEYS[1], all[i])
+  else
+    table.insert(out, all[i])
+    table.insert(out, all[i + 1])
+  end
+end
+return out
+)lua";
+
+std::int64_t unix_seconds(TimePoint t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+}
+
+TimePoint from_unix(std::int64_t s) { return TimePoint{std::chrono::seconds{s}}; }
+
+bool parse_i64(std::string_view text, std::int64_t& out) {
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc{} && p == text.data() + text.size();
+}
+
+bool plausible_ip(std::string_view ip) {
+  if (ip.empty() || ip.size() > 45) return false;
+  for (char c : ip) {
+    bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '.' || c == ':';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Ban> BanList::check(std::string_view ip, TimePoint now) const {
+  std::lock_guard lock(mutex_);
+  if (bans_.empty()) return std::nullopt;
+  auto it = bans_.find(std::string(ip));
+  if (it == bans_.end() || it->second.until <= now) return std::nullopt;
+  return it->second;
+}
+
+void BanList::put(std::string ip, Ban ban) {
+  std::lock_guard lock(mutex_);
+  auto& slot = bans_[std::move(ip)];
+  if (ban.until > slot.until) slot = ban;
+}
+
+void BanList::replace_all(std::unordered_map<std::string, Ban> bans) {
+  std::lock_guard lock(mutex_);
+  bans_ = std::move(bans);
+}
+
+MissOutcome BanLadder::record_miss(Redis& redis, std::string_view ip, TimePoint now) const {
+  const std::string ip_s(ip);
+  std::vector<std::string> args{std::to_string(options_.threshold), std::to_string(options_.window_seconds),
+                                std::to_string(unix_seconds(now)), std::to_string(options_.step_memory_seconds),
+                                ip_s, channel()};
+  for (auto s : options_.ladder_seconds) args.push_back(std::to_string(s));
+  auto reply = redis.eval(kMissScript,
+                          {options_.prefix + "ban:misses:" + ip_s, options_.prefix + "ban:step:" + ip_s,
+                           options_.prefix + "bans"},
+                          args);
+  MissOutcome out;
+  if (reply.elements.size() == 3) {
+    out.misses = reply.elements[0].integer;
+    if (reply.elements[1].integer > 0) {
+      out.ban = Ban{from_unix(reply.elements[2].integer), reply.elements[1].integer};
+    }
+  }
+  return out;
+}
+
+std::unordered_map<std::string, Ban> BanLadder::load_active(Redis& redis, TimePoint now) const {
+  auto reply = redis.eval(kLoadScript, {options_.prefix + "bans"}, {std::to_string(unix_seconds(now))});
+  std::unordered_map<std::string, Ban> out;
+  for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+    if (auto event = parse_event(reply.elements[i].str + " " + reply.elements[i + 1].str)) {
+      out.emplace(std::move(event->first), event->second);
+    }
+  }
+  return out;
+}
+
+std::optional<std::pair<std::string, Ban>> BanLadder::parse_event(std::string_view payload) {
+  // Fan-out messages are untrusted input: strict format, bounded size.
+  if (payload.size() > 128) return std::nullopt;
+  auto sp1 = payload.find(' ');
+  if (sp1 == std::string_view::npos) return std::nullopt;
+  auto sp2 = payload.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos) return std::nullopt;
+  std::string_view ip = payload.substr(0, sp1);
+  std::int64_t until = 0, step = 0;
+  if (!plausible_ip(ip) || !parse_i64(payload.substr(sp1 + 1, sp2 - sp1 - 1), until) ||
+      !parse_i64(payload.substr(sp2 + 1), step) || step < 1 || until < 0) {
+    return std::nullopt;
+  }
+  return std::make_pair(std::string(ip), Ban{from_unix(until), step});
+}
+
+}  // namespace mediagen::cache

@@ -1,0 +1,118 @@
+#include "mediagen/core/config.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+namespace mediagen {
+namespace {
+
+std::int64_t parse_int(const char* name, const std::string& text, std::int64_t min, std::int64_t max) {
+  std::int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || ptr != text.data() + text.size() || value < min || value > max) {
+    throw std::invalid_argument(std::string(name) + ": expected an integer in [" +
+                                std::to_string(min) + ", " + std::to_string(max) + "], got '" + text + "'");
+  }
+  return value;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text) {
+    if (c == sep) {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    } else if (c != ' ') {
+      item += c;
+    }
+  }
+  if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+Endpoint parse_endpoint(const std::string& text) {
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    throw std::invalid_argument("expected host:port, got '" + text + "'");
+  }
+  Endpoint e;
+  e.host = text.substr(0, colon);
+  if (e.host.size() > 2 && e.host.front() == '[' && e.host.back() == ']') e.host = e.host.substr(1, e.host.size() - 2);
+  e.port = static_cast<std::uint16_t>(parse_int("port", text.substr(colon + 1), 0, 65535));
+  return e;
+}
+
+Config Config::from_env(const std::function<std::optional<std::string>(const char*)>& getenv) {
+  Config c;
+  auto str = [&](const char* name, std::string& field) {
+    if (auto v = getenv(name)) field = *v;
+  };
+  auto num = [&](const char* name, auto& field, std::int64_t min, std::int64_t max) {
+    if (auto v = getenv(name)) field = static_cast<std::remove_reference_t<decltype(field)>>(parse_int(name, *v, min, max));
+  };
+  auto endpoint = [&](const char* name, Endpoint& field) {
+    if (auto v = getenv(name)) {
+      try {
+        field = parse_endpoint(*v);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string(name) + ": " + e.what());
+      }
+    }
+  };
+  endpoint("MEDIAGEN_LISTEN", c.listen);
+  endpoint("MEDIAGEN_ADMIN_LISTEN", c.admin_listen);
+  str("MEDIAGEN_DATABASE_URL", c.database_url);
+  str("MEDIAGEN_REDIS_URL", c.redis_url);
+  str("MEDIAGEN_REDIS_PREFIX", c.redis_prefix);
+  str("MEDIAGEN_API_PREFIX", c.api_prefix);
+  str("MEDIAGEN_PUBLIC_URL", c.public_url);
+  str("MEDIAGEN_STORAGE_DIR", c.storage_dir);
+  str("MEDIAGEN_SECRET", c.secret);
+  str("MEDIAGEN_PUSHER_APP_ID", c.pusher_app_id);
+  str("MEDIAGEN_PUSHER_APP_KEY", c.pusher_key);
+  str("MEDIAGEN_PUSHER_KEY", c.pusher_key);
+  str("MEDIAGEN_PUSHER_APP_SECRET", c.pusher_secret);
+  str("MEDIAGEN_PUSHER_SECRET", c.pusher_secret);
+  str("MEDIAGEN_LOG_LEVEL", c.log_level);
+  str("MEDIAGEN_DOCS_URL", c.docs_url);
+  str("MEDIAGEN_DEVELOPERS_URL", c.developers_url);
+  num("MEDIAGEN_IO_THREADS", c.io_threads, 1, 64);
+  num("MEDIAGEN_WORKERS", c.workers, 0, 256);
+  num("MEDIAGEN_DB_POOL_SIZE", c.db_pool_size, 1, 256);
+  num("MEDIAGEN_KEY_CACHE_TTL_SECONDS", c.key_cache_ttl_seconds, 0, 86400 * 7);
+  num("MEDIAGEN_BAN_THRESHOLD", c.ban_threshold, 1, 1000000);
+  num("MEDIAGEN_BAN_WINDOW_SECONDS", c.ban_window_seconds, 1, 86400 * 7);
+  num("MEDIAGEN_MAX_CONNECTIONS", c.max_connections, 1, 1000000);
+  num("MEDIAGEN_HEADER_LIMIT_BYTES", c.header_limit_bytes, 1024, 1024 * 1024);
+  num("MEDIAGEN_BODY_LIMIT_BYTES", c.body_limit_bytes, 1024, std::int64_t{1} << 32);
+  num("MEDIAGEN_READ_TIMEOUT_SECONDS", c.read_timeout_seconds, 1, 3600);
+  num("MEDIAGEN_IDLE_TIMEOUT_SECONDS", c.idle_timeout_seconds, 1, 86400);
+  num("MEDIAGEN_SHUTDOWN_GRACE_SECONDS", c.shutdown_grace_seconds, 0, 3600);
+  if (auto v = getenv("MEDIAGEN_BAN_LADDER_SECONDS")) {
+    c.ban_ladder_seconds.clear();
+    for (const auto& item : split(*v, ',')) {
+      c.ban_ladder_seconds.push_back(parse_int("MEDIAGEN_BAN_LADDER_SECONDS", item, 1, 86400 * 365));
+    }
+    if (c.ban_ladder_seconds.empty()) throw std::invalid_argument("MEDIAGEN_BAN_LADDER_SECONDS: empty ladder");
+  }
+  if (auto v = getenv("MEDIAGEN_TRUSTED_PROXIES")) c.trusted_proxies = split(*v, ',');
+  if (c.api_prefix.empty() || c.api_prefix.front() != '/') c.api_prefix = "/" + c.api_prefix;
+  while (c.api_prefix.size() > 1 && c.api_prefix.back() == '/') c.api_prefix.pop_back();
+  if (c.workers == 0) c.workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return c;
+}
+
+Config Config::from_process_env() {
+  return from_env([](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    if (!v) return std::nullopt;
+    return std::string(v);
+  });
+}
+
+}  // namespace mediagen

@@ -1,0 +1,81 @@
+#include "mediagen/core/crypto.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <stdexcept>
+
+namespace mediagen::crypto {
+
+Sha256Digest sha256(std::string_view data) {
+  Sha256Digest out{};
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data());
+  return out;
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac, &len);
+  return to_hex(std::span<const std::uint8_t>(mac, len));
+}
+
+std::string to_hex(std::span<const std::uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(bytes.size() * 2, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    out[2 * i] = kDigits[bytes[i] >> 4];
+    out[2 * i + 1] = kDigits[bytes[i] & 0xF];
+  }
+  return out;
+}
+
+bool constant_time_equal(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
+  if (a.size() != b.size()) return false;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string random_bytes(std::size_t count) {
+  std::string out(count, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(count)) != 1) {
+    throw std::runtime_error("the random number generator failed");
+  }
+  return out;
+}
+
+std::string base64url(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  out.reserve((bytes.size() * 4 + 2) / 3);
+  std::size_t i = 0;
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(bytes[k]); };
+  for (; i + 2 < bytes.size(); i += 3) {
+    unsigned v = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  if (bytes.size() - i == 1) {
+    unsigned v = byte(i) << 16;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+  } else if (bytes.size() - i == 2) {
+    unsigned v = (byte(i) << 16) | (byte(i + 1) << 8);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+  }
+  return out;
+}
+
+}  // namespace mediagen::crypto

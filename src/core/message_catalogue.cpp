@@ -1,0 +1,165 @@
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "mediagen/core/message.hpp"
+
+namespace mediagen {
+namespace {
+
+struct Entry {
+  std::string_view key;
+  std::string_view en;
+  std::string_view ru;
+};
+
+// Sorted by key: looked up with a binary search. Parameters are written ":name".
+constexpr std::array kCatalogue = std::to_array<Entry>({
+    {"auth.api_key.expired", "API key has expired.", "Срок действия API-ключа истёк."},
+    {"auth.api_key.invalid", "API key is invalid.", "API-ключ недействителен."},
+    {"auth.api_key.missing", "API key is missing: send it in the X-API-KEY header.",
+     "API-ключ не передан: отправьте его в заголовке X-API-KEY."},
+    {"auth.permission_denied", "This API key lacks the :permission permission.",
+     "У этого API-ключа нет разрешения :permission."},
+    {"errors.active_retry_exists", "A retry of this chunk is already running.",
+     "Повтор этого фрагмента уже выполняется."},
+    {"errors.bad_request", "The request is malformed.", "Некорректный запрос."},
+    {"errors.ban_warning",
+     "Repeated requests to unknown endpoints lead to a temporary IP ban: :left of :threshold "
+     "allowed misses in :minutes minutes are left.",
+     "Повторные запросы к несуществующим адресам ведут к временной блокировке IP: осталось "
+     ":left из :threshold допустимых промахов за :minutes мин."},
+    {"errors.concurrency_limit_exceeded",
+     "Too many orders are running at once; wait for running orders to finish.",
+     "Слишком много одновременно выполняемых заказов; дождитесь их завершения."},
+    {"errors.content_blocked", "The content was rejected by the content policy.",
+     "Содержимое отклонено правилами контента."},
+    {"errors.endpoint_not_found", "The requested endpoint does not exist.",
+     "Запрошенный адрес не существует."},
+    {"errors.forbidden", "Access to this object is denied.", "Доступ к этому объекту запрещён."},
+    {"errors.generative_not_supported", "Sound effects and music cannot be retried per chunk.",
+     "Звуковые эффекты и музыку нельзя повторять по фрагментам."},
+    {"errors.gift_code_cancel_window_expired", "The cancellation window of this code has passed.",
+     "Срок отмены этого кода истёк."},
+    {"errors.gift_code_not_cancellable", "This code is already redeemed or cancelled.",
+     "Этот код уже активирован или отменён."},
+    {"errors.gift_code_not_found", "Gift code not found.", "Подарочный код не найден."},
+    {"errors.header_too_large", "Request header fields are too large.",
+     "Заголовки запроса слишком велики."},
+    {"errors.input_expired", "The text of this chunk has been removed by retention; send a new text.",
+     "Текст фрагмента удалён по сроку хранения; отправьте новый текст."},
+    {"errors.insufficient_allowance", "Pay-as-you-go is not available for this service.",
+     "Оплата по факту недоступна для этого сервиса."},
+    {"errors.insufficient_balance", "Not enough money on the balance.",
+     "Недостаточно средств на балансе."},
+    {"errors.insufficient_funds", "This chunk has no locked funds left.",
+     "У этого фрагмента не осталось зарезервированных средств."},
+    {"errors.internal", "Internal server error.", "Внутренняя ошибка сервера."},
+    {"errors.invalid_order_status", "The order status does not allow this action.",
+     "Статус заказа не позволяет это действие."},
+    {"errors.invalid_status", "The chunk status does not allow this action.",
+     "Статус фрагмента не позволяет это действие."},
+    {"errors.ip_banned", "Your IP address is temporarily banned after repeated requests to unknown endpoints.",
+     "Ваш IP-адрес временно заблокирован из-за повторных запросов к несуществующим адресам."},
+    {"errors.limit_exceeded", "The subscription usage limit is reached.",
+     "Достигнут лимит использования подписки."},
+    {"errors.max_attempts_reached", "The maximum number of attempts for this chunk is reached.",
+     "Достигнуто максимальное число попыток для фрагмента."},
+    {"errors.method_not_allowed", "Method not allowed.", "Метод не поддерживается."},
+    {"errors.no_subscription", "This action needs an active subscription.",
+     "Для этого действия нужна активная подписка."},
+    {"errors.not_found", "Not found.", "Не найдено."},
+    {"errors.not_reseller", "This account has no reseller profile.",
+     "У этой учётной записи нет профиля реселлера."},
+    {"errors.nothing_to_retry", "There are no failed chunks to retry.",
+     "Нет неудавшихся фрагментов для повтора."},
+    {"errors.payg_topup_required", "Confirm the pay-as-you-go top-up to continue.",
+     "Подтвердите доплату с баланса, чтобы продолжить."},
+    {"errors.payload_too_large", "Request body is too large.", "Тело запроса слишком велико."},
+    {"errors.policy_cooldown_active", "Creation is paused after repeated policy-blocked tasks.",
+     "Создание приостановлено после повторных заблокированных задач."},
+    {"errors.quote_mismatch", "The top-up quote is stale; request a fresh one.",
+     "Предложение доплаты устарело; запросите новое."},
+    {"errors.rate_limit_exceeded", "Too many requests for this API key.",
+     "Слишком много запросов для этого API-ключа."},
+    {"errors.retry_config_outdated", "The order settings no longer pass the service schema; create a new order.",
+     "Настройки заказа больше не проходят схему сервиса; создайте новый заказ."},
+    {"errors.service_maintenance", "Work intake is paused for maintenance; retry later.",
+     "Приём задач приостановлен на обслуживание; повторите позже."},
+    {"errors.service_not_found", "This service cannot be ordered.", "Этот сервис нельзя заказать."},
+    {"errors.source_file_required", "An audio file is required.", "Требуется аудиофайл."},
+    {"errors.source_file_unsupported", "The file is not a supported audio file.",
+     "Файл не является поддерживаемым аудиофайлом."},
+    {"errors.stitch_in_progress", "The result is being assembled; repeat in a few seconds.",
+     "Результат собирается; повторите через несколько секунд."},
+    {"errors.template_access_denied", "This template is not available to the account.",
+     "Этот шаблон недоступен учётной записи."},
+    {"errors.template_model_outdated", "The template carries settings of a former service schema.",
+     "Шаблон содержит настройки устаревшей схемы сервиса."},
+    {"errors.text_over_capacity", "The text exceeds the chunk capacity.",
+     "Текст превышает ёмкость фрагмента."},
+    {"errors.token_quota_exceeded", "The token quota of this API key is exhausted.",
+     "Квота токенов этого API-ключа исчерпана."},
+    {"errors.unavailable", "Service temporarily unavailable.", "Сервис временно недоступен."},
+    {"errors.unsupported_media_type", "Unsupported content type.", "Неподдерживаемый тип содержимого."},
+    {"ok", "OK.", "Готово."},
+    {"validation.invalid_json", "The request body is not valid JSON.",
+     "Тело запроса не является корректным JSON."},
+    {"validation.too_deep", "The request body is nested too deeply.",
+     "Тело запроса имеет слишком глубокую вложенность."},
+});
+
+constexpr bool sorted() {
+  for (std::size_t i = 1; i < kCatalogue.size(); ++i) {
+    if (!(kCatalogue[i - 1].key < kCatalogue[i].key)) return false;
+  }
+  return true;
+}
+static_assert(sorted(), "message catalogue must stay sorted by key");
+
+bool iequals_prefix(std::string_view text, std::string_view code) {
+  if (text.size() < code.size()) return false;
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    char c = text[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != code[i]) return false;
+  }
+  return text.size() == code.size() || text[code.size()] == '-' || text[code.size()] == '_';
+}
+
+}  // namespace
+
+Locale parse_locale(std::string_view header) {
+  if (iequals_prefix(header, "ru")) return Locale::ru;
+  return Locale::en;
+}
+
+std::string_view locale_code(Locale locale) { return locale == Locale::ru ? "ru" : "en"; }
+
+std::string render(const Message& message, Locale locale) {
+  auto it = std::lower_bound(kCatalogue.begin(), kCatalogue.end(), std::string_view(message.key),
+                             [](const Entry& e, std::string_view k) { return e.key < k; });
+  if (it == kCatalogue.end() || it->key != message.key) return message.key;
+  std::string_view text = locale == Locale::ru ? it->ru : it->en;
+  if (message.params.empty()) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 32);
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == ':') {
+      bool replaced = false;
+      for (const auto& [name, value] : message.params) {
+        if (text.compare(i + 1, name.size(), name) == 0) {
+          out += value;
+          i += 1 + name.size();
+          replaced = true;
+          break;
+        }
+      }
+      if (replaced) continue;
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+}  // namespace mediagen

@@ -1,0 +1,59 @@
+#include "mediagen/db/migrate.hpp"
+
+#include <set>
+
+#include "mediagen/db/pg.hpp"
+
+namespace mediagen::db {
+namespace {
+// Arbitrary constant shared by every instance: "mediagen" in ASCII, folded into 63 bits.
+constexpr long long kMigrationLockId = 0x6d65646961676eLL;
+}  // namespace
+
+MigrationReport migrate(Db& db, const std::vector<Migration>& migrations) {
+  MigrationReport report;
+  auto& conn = db.conn();
+  {
+    pqxx::nontransaction nt(conn);
+    db.count();
+    nt.exec("SELECT pg_advisory_lock(" + std::to_string(kMigrationLockId) + ")");
+  }
+  auto unlock = [&] {
+    try {
+      pqxx::nontransaction nt(conn);
+      nt.exec("SELECT pg_advisory_unlock(" + std::to_string(kMigrationLockId) + ")");
+    } catch (...) {
+      db.reset();  // closing the session releases the lock as well
+    }
+  };
+  try {
+    std::set<int> done;
+    transact(db, [&](pqxx::work& tx) {
+      db.exec_raw(tx,
+                  "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                  " version integer PRIMARY KEY, name text NOT NULL,"
+                  " applied_at timestamptz NOT NULL DEFAULT now())");
+      for (const auto& row : db.exec_raw(tx, "SELECT version FROM schema_migrations")) {
+        done.insert(row[0].as<int>());
+      }
+    });
+    for (const auto& m : migrations) {
+      if (done.count(m.version)) continue;
+      transact(db, [&](pqxx::work& tx) {
+        db.exec_raw(tx, m.sql);
+        db.count();
+        tx.exec_params("INSERT INTO schema_migrations(version, name) VALUES ($1, $2)", m.version, m.name);
+      });
+      report.applied.push_back(m.version);
+      done.insert(m.version);
+    }
+    report.current_version = done.empty() ? 0 : *done.rbegin();
+  } catch (...) {
+    unlock();
+    throw;
+  }
+  unlock();
+  return report;
+}
+
+}  // namespace mediagen::db

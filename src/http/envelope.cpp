@@ -1,0 +1,100 @@
+#include "mediagen/http/envelope.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace mediagen::http {
+
+void append_json_string(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xF];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+Response success_response(const Reply& reply, Locale locale) {
+  Response r;
+  r.status = reply.status;
+  r.headers = reply.headers;
+  if (reply.bare) {
+    r.body = reply.data_json;
+    return r;
+  }
+  const std::string message = render(reply.message, locale);
+  r.body.reserve(40 + message.size() + reply.data_json.size());
+  r.body += R"({"success":true,"message":)";
+  append_json_string(r.body, message);
+  r.body += R"(,"data":)";
+  r.body += reply.data_json;
+  r.body += '}';
+  return r;
+}
+
+std::string error_body(const ApiError& e, Locale locale, const TimeZone& tz) {
+  nlohmann::ordered_json body;
+  if (e.shape == ErrorShape::validation) {
+    nlohmann::ordered_json errors = nlohmann::ordered_json::object();
+    std::string first;
+    for (const auto& f : e.fields) {
+      auto& list = errors[f.field] = nlohmann::ordered_json::array();
+      for (const auto& m : f.messages) {
+        list.push_back(render(m, locale));
+        if (first.empty()) first = list.back().get<std::string>();
+      }
+    }
+    body["message"] = first.empty() ? render(Message{"errors.bad_request"}, locale) : first;
+    body["errors"] = std::move(errors);
+    return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  body["success"] = false;
+  body["message"] = render(e.message, locale);
+  if (e.with_english_message) body["message_en"] = render(e.message, Locale::en);
+  if (e.shape == ErrorShape::auth) {
+    body["data"] = nullptr;
+  } else if (e.shape == ErrorShape::domain && e.reason != Reason::none) {
+    body["reason"] = to_string(e.reason);
+    body["error_code"] = to_string(e.reason);
+  }
+  for (const auto& [key, value] : e.extra) {
+    auto& slot = body[key];
+    std::visit(
+        [&](const auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, TimePoint>) {
+            slot = tz.format(v);
+          } else if constexpr (std::is_same_v<V, Message>) {
+            slot = render(v, locale);
+          } else {
+            slot = v;
+          }
+        },
+        value);
+  }
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Response error_response(const ApiError& e, Locale locale, const TimeZone& tz) {
+  Response r;
+  r.status = e.status;
+  r.headers = e.headers;
+  r.body = error_body(e, locale, tz);
+  r.close = e.close_connection;
+  return r;
+}
+
+}  // namespace mediagen::http

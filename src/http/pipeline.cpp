@@ -1,0 +1,99 @@
+#include "mediagen/http/pipeline.hpp"
+
+#include <chrono>
+
+#include "mediagen/cache/redis.hpp"
+#include "mediagen/core/log.hpp"
+#include "mediagen/db/pg.hpp"
+#include "mediagen/http/envelope.hpp"
+#include "stages/stages.hpp"
+
+namespace mediagen::http {
+
+namespace {
+
+void apply_headers(const RequestView& request, RequestContext& ctx) {
+  if (auto l = request.header("X-Locale")) ctx.locale = parse_locale(*l);
+  if (auto z = request.header("X-Timezone")) {
+    if (auto tz = TimeZone::parse(*z)) ctx.tz = *tz;
+  }
+}
+
+}  // namespace
+
+boost::asio::awaitable<Response> Pipeline::handle(Exchange& exchange) {
+  const auto started = std::chrono::steady_clock::now();
+  const RequestView& request = exchange.request();
+  RequestContext ctx{request};
+  stages::split_target(request.target(), ctx.path, ctx.query);
+  ctx.client_ip = stages::client_ip(exchange, options_.trusted_proxies);
+  apply_headers(request, ctx);
+  Response response;
+  try {
+    response = co_await run(exchange, ctx);
+  } catch (const ApiError& e) {
+    response = error_response(e, ctx.locale, ctx.tz);
+  } catch (const db::Unavailable& e) {
+    log::error("postgresql unavailable", {{"error", e.what()}});
+    response = error_response(ApiError::unavailable(e.what()), ctx.locale, ctx.tz);
+  } catch (const cache::RedisError& e) {
+    log::error("redis unavailable", {{"error", e.what()}});
+    response = error_response(ApiError::unavailable(e.what()), ctx.locale, ctx.tz);
+  } catch (const std::exception& e) {
+    log::error("request failed", {{"error", e.what()}, {"path", std::string_view(ctx.path)}});
+    response = error_response(ApiError::internal_error(e.what()), ctx.locale, ctx.tz);
+  }
+  response.headers.insert(response.headers.end(), ctx.response_headers.begin(), ctx.response_headers.end());
+  response.headers.emplace_back("X-Timezone", std::string(ctx.tz.name()));
+
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  deps_.metrics.observe(ctx.route ? ctx.route->metrics_index : deps_.metrics.none_index(), response.status, seconds);
+  if (response.status >= 500) {
+    log::warn("request answered with a server error",
+              {{"status", response.status}, {"path", std::string_view(ctx.path)}});
+  }
+  co_return response;
+}
+
+boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContext& ctx) {
+  const TimePoint now = deps_.clock.now();
+  const bool explicit_locale = ctx.request.header("X-Locale").has_value();
+  auto fail = [&](const ApiError& e) { return error_response(e, ctx.locale, ctx.tz); };
+
+  if (auto banned = stages::check_ip_ban(ctx, deps_.bans, deps_.ladder, now)) co_return fail(*banned);
+
+  stages::NotFoundInfo info{options_.docs_url, options_.developers_url};
+  if (auto r = co_await stages::match_route(ctx, deps_.router, deps_.pool, deps_.bans, deps_.ladder, now, info); !r) {
+    co_return fail(r.error());
+  }
+  if (auto r = stages::check_body_size(ctx, exchange); !r) co_return fail(r.error());
+
+  if (ctx.route->access != Access::open) {
+    if (auto r = co_await stages::authenticate(ctx, deps_.keys, deps_.pool, deps_.counters, now); !r) {
+      co_return fail(r.error());
+    }
+    // Without X-Locale, messages follow the account's language.
+    if (!explicit_locale) ctx.locale = ctx.principal->user_locale;
+    if (auto r = stages::authorize(ctx); !r) co_return fail(r.error());
+    if (auto r = co_await stages::rate_limit(ctx, deps_.pool, options_.redis_prefix, now); !r) {
+      co_return fail(r.error());
+    }
+  }
+
+  std::optional<nlohmann::json> json;
+  if (exchange.has_body() || ctx.route->json_body) {
+    if (auto r = co_await stages::read_body(ctx, exchange, json); !r) co_return fail(r.error());
+  }
+
+  auto result = co_await ctx.route->handler(ctx);
+  if (!result) co_return fail(result.error());
+  co_return success_response(*result, ctx.locale);
+}
+
+Response Pipeline::refuse(int status) {
+  ApiError e = status == 431 ? ApiError::header_too_large() : ApiError::bad_request();
+  deps_.metrics.observe(deps_.metrics.none_index(), e.status, 0.0);
+  return error_response(e, Locale::en, TimeZone::utc());
+}
+
+}  // namespace mediagen::http

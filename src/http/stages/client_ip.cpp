@@ -1,0 +1,54 @@
+#include <algorithm>
+
+#include "stages.hpp"
+
+namespace mediagen::http::stages {
+
+std::string client_ip(const Exchange& exchange, const std::vector<std::string>& trusted_proxies) {
+  std::string_view peer = exchange.peer_ip();
+  if (peer.substr(0, 7) == "::ffff:") peer.remove_prefix(7);  // IPv4-mapped IPv6
+  if (trusted_proxies.empty() ||
+      std::find(trusted_proxies.begin(), trusted_proxies.end(), peer) == trusted_proxies.end()) {
+    return std::string(peer);
+  }
+  auto xff = exchange.request().header("X-Forwarded-For");
+  if (!xff) return std::string(peer);
+  std::string_view first = xff->substr(0, xff->find(','));
+  while (!first.empty() && first.front() == ' ') first.remove_prefix(1);
+  while (!first.empty() && first.back() == ' ') first.remove_suffix(1);
+  // Only an address-looking value is believed; anything else falls back to the proxy itself.
+  if (first.empty() || first.size() > 45 ||
+      !std::all_of(first.begin(), first.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '.' || c == ':';
+      })) {
+    return std::string(peer);
+  }
+  return std::string(first);
+}
+
+void split_target(std::string_view target, std::string& path, std::string_view& query) {
+  auto q = target.find('?');
+  std::string_view raw = target.substr(0, q);
+  query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
+  path.clear();
+  path.reserve(raw.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '%' && i + 2 < raw.size()) {
+      int hi = hex(raw[i + 1]), lo = hex(raw[i + 2]);
+      if (hi >= 0 && lo >= 0) {
+        path += static_cast<char>(hi * 16 + lo);
+        i += 2;
+        continue;
+      }
+    }
+    path += raw[i];
+  }
+}
+
+}  // namespace mediagen::http::stages

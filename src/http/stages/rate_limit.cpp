@@ -1,0 +1,28 @@
+#include "mediagen/cache/redis.hpp"
+#include "mediagen/core/log.hpp"
+#include "stages.hpp"
+
+namespace mediagen::http::stages {
+
+awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, const std::string& prefix,
+                                   TimePoint now) {
+  const auto& windows = ctx.principal->limits.requests;
+  if (!windows.any()) co_return Result<void>{};  // no windows, no limit, no round trip (spec 8.2.1)
+  cache::RateDecision d;
+  try {
+    d = co_await pool.run([&prefix, id = ctx.principal->key_id.value, windows, now](db::Resources& r) {
+      return cache::check_rate(r.redis, prefix, id, windows, now);
+    });
+  } catch (const std::exception& e) {
+    // Request-rate windows move no money: with Redis down they fail open rather than fail the API.
+    log::warn("rate limiter unavailable", {{"error", e.what()}});
+    co_return Result<void>{};
+  }
+  ctx.response_headers.emplace_back("X-RateLimit-Limit", std::to_string(d.limit));
+  ctx.response_headers.emplace_back("X-RateLimit-Remaining", std::to_string(std::max<std::int64_t>(0, d.remaining)));
+  ctx.response_headers.emplace_back("X-RateLimit-Reset", std::to_string(d.reset_after));
+  if (!d.allowed) co_return ApiError::rate_limited(std::max<std::int64_t>(1, d.retry_after));
+  co_return Result<void>{};
+}
+
+}  // namespace mediagen::http::stages

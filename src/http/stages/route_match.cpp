@@ -1,0 +1,43 @@
+#include "mediagen/cache/redis.hpp"
+#include "mediagen/core/log.hpp"
+#include "stages.hpp"
+
+namespace mediagen::http::stages {
+
+awaitable<Result<void>> match_route(RequestContext& ctx, const Router& router, db::BlockingPool& pool,
+                                    cache::BanList& bans, const cache::BanLadder& ladder, TimePoint now,
+                                    const NotFoundInfo& info) {
+  auto result = router.match(ctx.request.method(), ctx.path);
+  if (auto* m = std::get_if<RouteMatch>(&result)) {
+    ctx.route = m->route;
+    ctx.params = std::move(m->params);
+    co_return Result<void>{};
+  }
+  if (auto* na = std::get_if<MethodNotAllowed>(&result)) {
+    co_return ApiError::method_not_allowed(std::move(na->allow));
+  }
+  const auto& opts = ladder.options();
+  cache::MissOutcome miss;
+  try {
+    miss = co_await pool.run([&ladder, ip = ctx.client_ip, now](db::Resources& r) {
+      return ladder.record_miss(r.redis, ip, now);
+    });
+  } catch (const std::exception& e) {
+    // Without Redis the miss goes uncounted; the client still gets its 404.
+    log::warn("ban ladder unavailable", {{"error", e.what()}});
+  }
+  if (miss.ban) bans.put(ctx.client_ip, *miss.ban);
+  std::int64_t left = miss.ban ? 0 : std::max<std::int64_t>(0, opts.threshold - miss.misses);
+  std::string_view raw_path = ctx.request.target().substr(0, ctx.request.target().find('?'));
+  co_return ApiError::endpoint_not_found(ctx.request.method_text(), raw_path, info.docs_url, info.developers_url,
+                                         left, opts.threshold, std::max<std::int64_t>(1, opts.window_seconds / 60));
+}
+
+Result<void> check_body_size(const RequestContext& ctx, const Exchange& exchange) {
+  if (!exchange.has_body()) return {};
+  auto declared = exchange.content_length();
+  if (declared && *declared > ctx.route->body_limit) return ApiError::payload_too_large();
+  return {};
+}
+
+}  // namespace mediagen::http::stages

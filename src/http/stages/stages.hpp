@@ -1,0 +1,58 @@
+#pragma once
+// The pipeline's stages, one file each; pipeline.cpp runs them in order.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "mediagen/auth/key_cache.hpp"
+#include "mediagen/cache/ban_ladder.hpp"
+#include "mediagen/core/api_error.hpp"
+#include "mediagen/core/counters.hpp"
+#include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/http/exchange.hpp"
+#include "mediagen/http/route.hpp"
+#include "mediagen/http/router.hpp"
+
+namespace mediagen::http::stages {
+
+using boost::asio::awaitable;
+
+// The client address: the peer, or the first X-Forwarded-For entry when the peer is trusted.
+std::string client_ip(const Exchange& exchange, const std::vector<std::string>& trusted_proxies);
+
+// Splits the target into a percent-decoded path and the raw query.
+void split_target(std::string_view target, std::string& path, std::string_view& query);
+
+std::optional<ApiError> check_ip_ban(const RequestContext& ctx, const cache::BanList& bans,
+                                     const cache::BanLadder& ladder, TimePoint now);
+
+struct NotFoundInfo {
+  std::string docs_url;
+  std::string developers_url;
+};
+
+// Matches the route; on an unknown path records a miss and may start a ban.
+awaitable<Result<void>> match_route(RequestContext& ctx, const Router& router, db::BlockingPool& pool,
+                                    cache::BanList& bans, const cache::BanLadder& ladder, TimePoint now,
+                                    const NotFoundInfo& info);
+
+Result<void> check_body_size(const RequestContext& ctx, const Exchange& exchange);
+
+awaitable<Result<void>> authenticate(RequestContext& ctx, auth::KeyCache& keys, db::BlockingPool& pool,
+                                     InfraCounters& counters, TimePoint now);
+
+Result<void> authorize(const RequestContext& ctx);
+
+awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, const std::string& prefix,
+                                   TimePoint now);
+
+// Reads the body within the route's cap and, for JSON routes, parses it into `json`.
+awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::optional<nlohmann::json>& json);
+
+// Nesting depth of a JSON text, counted without parsing (the parser recurses).
+std::size_t json_depth(std::string_view text);
+
+}  // namespace mediagen::http::stages

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Lints openapi/openapi.yaml with the Redocly CLI version pinned in
+# package-lock.json. Exits non-zero when the description has errors.
+#
+# Usage: tests/openapi/lint.sh [extra redocly lint options]
+# Needs node (>= 20.19) and npm. Installs node_modules next to this script
+# with `npm ci` when they are missing or do not match package-lock.json.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here"
+
+for tool in node npm npx; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "lint.sh: '$tool' not found; install Node.js 20.19+ and npm" >&2
+    exit 2
+  fi
+done
+
+# node_modules is reused while it was installed from this exact lockfile with
+# this Node.js version; otherwise it is reinstalled from scratch.
+stamp_file="node_modules/.mediagen-lint-stamp"
+want_stamp="$(sha256sum package-lock.json | cut -d' ' -f1) node-$(node --version)"
+have_stamp=""
+if [[ -f "$stamp_file" ]]; then
+  have_stamp="$(cat "$stamp_file")"
+fi
+if [[ ! -x node_modules/.bin/redocly || "$have_stamp" != "$want_stamp" ]]; then
+  echo "lint.sh: installing lint tools (npm ci)" >&2
+  npm ci --no-audit --no-fund >&2
+  printf '%s\n' "$want_stamp" >"$stamp_file"
+fi
+
+# No telemetry and no update checks: the lint must work offline.
+export REDOCLY_TELEMETRY=off
+export REDOCLY_SUPPRESS_UPDATE_NOTICE=true
+
+exec npx --no-install redocly lint --config "$here/redocly.yaml" "$@" ../../openapi/openapi.yaml
