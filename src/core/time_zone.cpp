@@ -29,7 +29,7 @@ std::string format_fields(date::sys_seconds local_as_sys, std::chrono::seconds o
   long off = static_cast<long>(offset.count());
   char sign = off < 0 ? '-' : '+';
   if (off < 0) off = -off;
-  char buf[40];
+  char buf[64];
   std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d%c%02ld:%02ld",
                 static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
                 static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
