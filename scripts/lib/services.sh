@@ -63,15 +63,15 @@ start_redis() {
 
 stop_redis() {
   local dir="$1"
-  if [ -f "$dir/redis.pid" ]; then
-    kill "$(cat "$dir/redis.pid")" 2>/dev/null || true
-    local i
-    for i in $(seq 1 50); do
-      kill -0 "$(cat "$dir/redis.pid")" 2>/dev/null || break
-      sleep 0.1
-    done
-    rm -f "$dir/redis.pid"
-  fi
+  [ -f "$dir/redis.pid" ] || return 0
+  local pid i
+  pid="$(cat "$dir/redis.pid")"
+  kill "$pid" 2>/dev/null || true
+  for i in $(seq 1 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  rm -f "$dir/redis.pid"
 }
 
 # free_port: an unused TCP port on loopback.

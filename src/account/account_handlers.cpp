@@ -35,7 +35,8 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
       .scope = auth::Scope::profile_read,
       .handler = [&pool](http::RequestContext& ctx) -> boost::asio::awaitable<Result<http::Reply>> {
         const UserId id = ctx.principal->user_id;
-        auto profile = co_await pool.run([id](db::Resources& r) { return find_profile(r.db, id); });
+        auto load = [id](db::Resources& r) { return find_profile(r.db, id); };
+        auto profile = co_await pool.run(std::move(load));
         // The key resolved a moment ago, so a missing user means it was deleted since.
         if (!profile) co_return ApiError::api_key_invalid();
         co_return http::Reply{.data_json = profile_json(*profile, ctx)};

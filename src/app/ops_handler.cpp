@@ -30,7 +30,7 @@ boost::asio::awaitable<http::Response> OpsHandler::handle(http::Exchange& exchan
     co_return r;
   }
   if (path == "/readyz") {
-    auto checks = co_await pool_.run([](db::Resources& res) {
+    auto probe = [](db::Resources& res) {
       std::pair<bool, bool> ok{false, false};
       try {
         db::read(res.db, [&](pqxx::transaction_base& tx) { return res.db.exec_raw(tx, "SELECT 1"); });
@@ -43,7 +43,8 @@ boost::asio::awaitable<http::Response> OpsHandler::handle(http::Exchange& exchan
       } catch (const std::exception&) {
       }
       return ok;
-    });
+    };
+    auto checks = co_await pool_.run(std::move(probe));
     const bool ready = checks.first && checks.second;
     std::string body = std::string(R"({"status":")") + (ready ? "ready" : "not_ready") +
                        R"(","checks":{"postgres":")" + (checks.first ? "ok" : "fail") + R"(","redis":")" +

@@ -108,7 +108,7 @@ int serve(const Config& config, bool run_migrations) {
 
   http::Router router(config.api_prefix);
   add_open_routes(router);
-  auth::register_routes(router);
+  auth::register_routes(router, pool);
   account::register_routes(router, pool);
 
   http::Metrics metrics(counters);
@@ -137,7 +137,8 @@ int serve(const Config& config, bool run_migrations) {
                                    .max_connections = config.max_connections,
                                    .header_limit_bytes = config.header_limit_bytes,
                                    .read_timeout_seconds = config.read_timeout_seconds,
-                                   .idle_timeout_seconds = config.idle_timeout_seconds};
+                                   .idle_timeout_seconds = config.idle_timeout_seconds,
+                                   .single_threaded = config.io_threads == 1};
   http::Server public_server(ioc, limits, pipeline, metrics);
   http::ServerOptions admin_limits = limits;
   admin_limits.listen = config.admin_listen;

@@ -9,7 +9,7 @@ nlohmann::ordered_json opt(const std::optional<std::int64_t>& v) {
 }
 }  // namespace
 
-nlohmann::ordered_json key_json(const Principal& p, const TimeZone& tz) {
+nlohmann::ordered_json key_json(const Principal& p, const TimeZone& tz, std::int64_t quota_used) {
   const auto& l = p.limits;
   return nlohmann::ordered_json{
       {"id", p.key_id.value},
@@ -29,7 +29,10 @@ nlohmann::ordered_json key_json(const Principal& p, const TimeZone& tz) {
           {"per_hour", opt(l.tokens.per_hour)},
           {"per_day", opt(l.tokens.per_day)},
           {"per_month", opt(l.tokens.per_month)},
-          {"quota", opt(l.tokens.quota)}}}}},
+          {"quota", l.tokens.quota ? nlohmann::ordered_json{{"limit", *l.tokens.quota},
+                                                             {"used", quota_used},
+                                                             {"remaining", std::max<std::int64_t>(0, *l.tokens.quota - quota_used)}}
+                                   : nlohmann::ordered_json(nullptr)}}}}},
       {"ai_monthly_limit_minor", opt(l.ai_monthly_limit_minor)},
   };
 }

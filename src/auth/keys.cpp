@@ -133,4 +133,12 @@ std::optional<Principal> disable_key(db::Db& db, ApiKeyId id) {
   });
 }
 
+std::int64_t token_quota_used(db::Db& db, ApiKeyId id) {
+  static const db::Statement kUsed{"auth_token_quota_used", "SELECT tokens_quota_used FROM api_keys WHERE id = $1"};
+  return db::read(db, [&](pqxx::transaction_base& tx) -> std::int64_t {
+    auto rows = db.exec(tx, kUsed, id.value);
+    return rows.empty() ? 0 : rows[0][0].as<std::int64_t>();
+  });
+}
+
 }  // namespace mediagen::auth

@@ -55,6 +55,8 @@ boost::asio::awaitable<Response> Pipeline::handle(Exchange& exchange) {
   co_return response;
 }
 
+// Stages that need no I/O run as plain calls; only a cache miss, a rate window, a body or an
+// unknown path suspends the coroutine.
 boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContext& ctx) {
   const TimePoint now = deps_.clock.now();
   const bool explicit_locale = ctx.request.header("X-Locale").has_value();
@@ -62,21 +64,29 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
 
   if (auto banned = stages::check_ip_ban(ctx, deps_.bans, deps_.ladder, now)) co_return fail(*banned);
 
-  stages::NotFoundInfo info{options_.docs_url, options_.developers_url};
-  if (auto r = co_await stages::match_route(ctx, deps_.router, deps_.pool, deps_.bans, deps_.ladder, now, info); !r) {
-    co_return fail(r.error());
+  std::optional<ApiError> refusal;
+  if (!stages::match_route(ctx, deps_.router, refusal)) {
+    if (refusal) co_return fail(*refusal);
+    stages::NotFoundInfo info{options_.docs_url, options_.developers_url};
+    ApiError not_found = co_await stages::unknown_path(ctx, deps_.pool, deps_.bans, deps_.ladder, now, info);
+    co_return fail(not_found);
   }
   if (auto r = stages::check_body_size(ctx, exchange); !r) co_return fail(r.error());
 
   if (ctx.route->access != Access::open) {
-    if (auto r = co_await stages::authenticate(ctx, deps_.keys, deps_.pool, deps_.counters, now); !r) {
-      co_return fail(r.error());
+    auto authenticated = stages::authenticate_cached(ctx, deps_.keys, deps_.counters, now);
+    if (!authenticated) {
+      Result<void> slow = co_await stages::authenticate_slow(ctx, deps_.keys, deps_.pool, deps_.counters, now);
+      authenticated = std::move(slow);
     }
+    if (!*authenticated) co_return fail(authenticated->error());
     // Without X-Locale, messages follow the account's language.
     if (!explicit_locale) ctx.locale = ctx.principal->user_locale;
     if (auto r = stages::authorize(ctx); !r) co_return fail(r.error());
-    if (auto r = co_await stages::rate_limit(ctx, deps_.pool, options_.redis_prefix, now); !r) {
-      co_return fail(r.error());
+    if (ctx.principal->limits.requests.any()) {
+      if (auto r = co_await stages::rate_limit(ctx, deps_.pool, options_.redis_prefix, now); !r) {
+        co_return fail(r.error());
+      }
     }
   }
 

@@ -1,5 +1,7 @@
 #include "mediagen/http/server.hpp"
 
+#include <array>
+#include <limits>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -10,12 +12,12 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
 #include <mutex>
 #include <unordered_set>
 
@@ -30,6 +32,12 @@ using tcp = asio::ip::tcp;
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 namespace {
+
+using SteadyMs = std::int64_t;
+SteadyMs steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 Method to_method(bhttp::verb v) {
   switch (v) {
@@ -63,40 +71,107 @@ class BeastRequest final : public RequestView {
   Parser& parser_;
 };
 
+// Serialises the status line and headers; the body is written from its own buffer.
+std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length) {
+  std::string out;
+  out.reserve(160 + 48 * r.headers.size());
+  out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+  out += std::to_string(r.status);
+  out += ' ';
+  out += bhttp::obsolete_reason(static_cast<bhttp::status>(r.status));
+  out += "\r\nContent-Type: ";
+  out += r.content_type;
+  out += "\r\nContent-Length: ";
+  out += std::to_string(content_length);
+  out += "\r\n";
+  for (const auto& [k, v] : r.headers) {
+    // Values are ours, but a line break would split the response: never emit one.
+    if (k.find_first_of("\r\n:") != std::string::npos || v.find_first_of("\r\n") != std::string::npos) continue;
+    out += k;
+    out += ": ";
+    out += v;
+    out += "\r\n";
+  }
+  if (!keep_alive) {
+    out += "Connection: close\r\n";
+  } else if (version == 10) {
+    out += "Connection: keep-alive\r\n";
+  }
+  out += "\r\n";
+  return out;
+}
+
 }  // namespace
 
-// State shared by the acceptor and sessions; sessions hold it by shared_ptr.
+// State shared by the acceptor, the deadline reaper and the sessions.
+namespace {
+struct SessionState {
+  asio::any_io_executor executor;
+  tcp::socket* socket = nullptr;  // null once the session ended; touched on its executor only
+  bool busy = false;
+  std::atomic<SteadyMs> deadline{0};  // 0: no I/O waiting
+};
+}  // namespace
+
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
-  struct SessionState {
-    asio::strand<asio::io_context::executor_type> strand;
-    beast::tcp_stream* stream = nullptr;  // null once the session ended; touched on the strand only
-    bool busy = false;
-  };
 
   asio::io_context& ioc;
   ServerOptions options;
   ExchangeHandler& handler;
   Metrics& metrics;
   tcp::acceptor acceptor;
+  asio::steady_timer reaper;
   std::atomic<bool> stopping{false};
   std::atomic<std::size_t> busy_count{0};
   mutable std::mutex sessions_mutex;
   std::unordered_set<std::shared_ptr<SessionState>> sessions;
 
   Impl(asio::io_context& io, ServerOptions opts, ExchangeHandler& h, Metrics& m)
-      : ioc(io), options(std::move(opts)), handler(h), metrics(m), acceptor(io) {}
+      : ioc(io), options(std::move(opts)), handler(h), metrics(m), acceptor(io), reaper(io) {}
 
   asio::awaitable<void> accept_loop();
+  asio::awaitable<void> reap_loop();
   asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<SessionState> state);
 };
 
 namespace {
 
+// One connection's I/O with deadlines: the reaper cancels a socket whose deadline passed,
+// so a slow or silent client cannot hold a connection, without a timer per operation.
+class Connection {
+ public:
+  Connection(tcp::socket& socket, SessionState& state) : socket_(socket), state_(state) {}
+
+  void arm(SteadyMs deadline) { state_.deadline.store(deadline, std::memory_order_relaxed); }
+  void disarm() { state_.deadline.store(0, std::memory_order_relaxed); }
+  tcp::socket& socket() { return socket_; }
+
+  // Writes head + body; tries a non-blocking write first (the common case: no async op).
+  asio::awaitable<bool> write(const std::string& head, const std::string& body, std::int64_t timeout_s) {
+    std::array<asio::const_buffer, 2> bufs{asio::buffer(head), asio::buffer(body)};
+    const std::size_t total = head.size() + body.size();
+    beast::error_code ec;
+    std::size_t n = socket_.write_some(bufs, ec);
+    if (!ec && n == total) co_return true;
+    if (ec && ec != asio::error::would_block && ec != asio::error::try_again) co_return false;
+    std::string rest = head + body;
+    rest.erase(0, ec ? 0 : n);
+    arm(steady_ms() + timeout_s * 1000);
+    auto [wec, wn] = co_await asio::async_write(socket_, asio::buffer(rest), use_tuple);
+    disarm();
+    co_return !wec;
+  }
+
+ private:
+  tcp::socket& socket_;
+  SessionState& state_;
+};
+
 class SessionExchange final : public Exchange {
  public:
-  SessionExchange(beast::tcp_stream& stream, beast::flat_buffer& buffer, Parser& parser, std::string_view ip,
-                  std::int64_t read_timeout)
-      : stream_(stream), buffer_(buffer), parser_(parser), view_(parser), ip_(ip), read_timeout_(read_timeout) {}
+  SessionExchange(Connection& conn, beast::flat_buffer& buffer, Parser& parser, std::string_view ip,
+                  SteadyMs deadline)
+      : conn_(conn), buffer_(buffer), parser_(parser), view_(parser), ip_(ip), deadline_(deadline) {}
 
   const RequestView& request() const override { return view_; }
   std::string_view peer_ip() const override { return ip_; }
@@ -110,49 +185,42 @@ class SessionExchange final : public Exchange {
     if (parser_.is_done()) co_return BodyStatus::ok;
     if (auto n = parser_.content_length(); n && *n > limit) co_return BodyStatus::too_large;
     parser_.body_limit(limit);
+    conn_.arm(deadline_);
     auto expect = parser_.get().find(bhttp::field::expect);
     if (expect != parser_.get().end() && beast::iequals(expect->value(), "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-      stream_.expires_after(std::chrono::seconds(read_timeout_));
-      auto [ec, n] = co_await asio::async_write(stream_, asio::buffer(kContinue), use_tuple);
-      if (ec) co_return BodyStatus::failed;
+      auto [ec, n] = co_await asio::async_write(conn_.socket(), asio::buffer(kContinue), use_tuple);
+      if (ec) {
+        conn_.disarm();
+        co_return BodyStatus::failed;
+      }
     }
-    stream_.expires_after(std::chrono::seconds(read_timeout_));
-    auto [ec, n] = co_await bhttp::async_read(stream_, buffer_, parser_, use_tuple);
+    auto [ec, n] = co_await bhttp::async_read(conn_.socket(), buffer_, parser_, use_tuple);
+    conn_.disarm();
     if (ec == bhttp::error::body_limit) co_return BodyStatus::too_large;
     if (ec) co_return BodyStatus::failed;
     co_return BodyStatus::ok;
   }
 
  private:
-  beast::tcp_stream& stream_;
+  Connection& conn_;
   beast::flat_buffer& buffer_;
   Parser& parser_;
   BeastRequest view_;
   std::string_view ip_;
-  std::int64_t read_timeout_;
+  SteadyMs deadline_;
 };
-
-bhttp::response<bhttp::string_body> to_beast(Response&& r, unsigned version, bool keep_alive, bool head) {
-  bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
-  res.set(bhttp::field::content_type, r.content_type);
-  for (auto& [k, v] : r.headers) res.insert(k, v);
-  res.keep_alive(keep_alive);
-  const std::size_t size = r.body.size();
-  if (!head) res.body() = std::move(r.body);
-  res.content_length(size);
-  return res;
-}
 
 }  // namespace
 
 asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<SessionState> state) {
   auto self = shared_from_this();
-  beast::error_code ip_ec;
-  const std::string ip = socket.remote_endpoint(ip_ec).address().to_string();
-  socket.set_option(tcp::no_delay(true), ip_ec);
-  beast::tcp_stream stream(std::move(socket));
-  state->stream = &stream;
+  beast::error_code ignored;
+  const std::string ip = socket.remote_endpoint(ignored).address().to_string();
+  socket.set_option(tcp::no_delay(true), ignored);
+  socket.non_blocking(true, ignored);
+  state->socket = &socket;
+  Connection conn(socket, *state);
   beast::flat_buffer buffer;
   metrics.connections_open.fetch_add(1, std::memory_order_relaxed);
 
@@ -160,28 +228,45 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
     if (stopping) break;
     if (buffer.size() == 0) {
       // Keep-alive wait for the next request's first byte.
-      stream.expires_after(std::chrono::seconds(options.idle_timeout_seconds));
-      auto [ec, n] = co_await stream.async_read_some(buffer.prepare(8192), use_tuple);
+      conn.arm(steady_ms() + options.idle_timeout_seconds * 1000);
+      auto [ec, n] = co_await socket.async_read_some(buffer.prepare(8192), use_tuple);
+      conn.disarm();
       if (ec) break;
       buffer.commit(n);
     }
     state->busy = true;
     busy_count.fetch_add(1, std::memory_order_relaxed);
+    // The whole request, header and body, must arrive within the read timeout.
+    const SteadyMs deadline = steady_ms() + options.read_timeout_seconds * 1000;
     Parser parser;
     parser.header_limit(static_cast<std::uint32_t>(options.header_limit_bytes));
-    parser.body_limit(0);  // the pipeline raises it per route
-    stream.expires_after(std::chrono::seconds(options.read_timeout_seconds));
-    auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, use_tuple);
+    // The declared size is checked against the route's cap by the pipeline, which also sets the
+    // parser's limit before reading a body; here the header alone is parsed.
+    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
+    beast::error_code ec;
+    for (;;) {
+      std::size_t used = parser.put(buffer.data(), ec);
+      buffer.consume(used);
+      if (parser.is_header_done() || (ec && ec != bhttp::error::need_more)) break;
+      ec = {};
+      conn.arm(deadline);
+      auto [rec, n] = co_await socket.async_read_some(buffer.prepare(8192), use_tuple);
+      conn.disarm();
+      if (rec) {
+        ec = rec;
+        break;
+      }
+      buffer.commit(n);
+    }
 
     Response response;
     bool keep_alive = false;
     bool head = false;
     unsigned version = 11;
-    if (ec) {
+    if (!parser.is_header_done()) {
       if (ec == bhttp::error::header_limit) {
         response = handler.refuse(431);
-      } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
-                 ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
+      } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category()) {
         response = handler.refuse(400);
       } else {
         busy_count.fetch_sub(1, std::memory_order_relaxed);
@@ -190,31 +275,59 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
     } else {
       version = parser.get().version();
       head = parser.get().method() == bhttp::verb::head;
-      SessionExchange exchange(stream, buffer, parser, ip, options.read_timeout_seconds);
+      SessionExchange exchange(conn, buffer, parser, ip, deadline);
       response = co_await handler.handle(exchange);
       // A body left unread would be taken for the next request: close instead.
       keep_alive = parser.keep_alive() && !response.close && parser.is_done() && !stopping;
     }
-    auto res = to_beast(std::move(response), version, keep_alive, head);
-    stream.expires_after(std::chrono::seconds(options.read_timeout_seconds));
-    auto [wec, wn] = co_await bhttp::async_write(stream, res, use_tuple);
+    const std::string head_bytes = serialize_head(response, version, keep_alive, response.body.size());
+    static const std::string kEmpty;
+    bool written = co_await conn.write(head_bytes, head ? kEmpty : response.body, options.read_timeout_seconds);
     busy_count.fetch_sub(1, std::memory_order_relaxed);
     state->busy = false;
-    if (wec || !keep_alive) break;
+    if (!written || !keep_alive) break;
   }
-  beast::error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  state->stream = nullptr;
+  socket.shutdown(tcp::socket::shutdown_send, ignored);
+  socket.close(ignored);
+  state->socket = nullptr;
   metrics.connections_open.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard lock(sessions_mutex);
   sessions.erase(state);
 }
 
+asio::awaitable<void> Server::Impl::reap_loop() {
+  auto self = shared_from_this();
+  for (;;) {
+    reaper.expires_after(std::chrono::milliseconds(200));
+    auto [ec] = co_await reaper.async_wait(use_tuple);
+    if (ec) co_return;
+    const SteadyMs now = steady_ms();
+    std::vector<std::shared_ptr<SessionState>> late;
+    {
+      std::lock_guard lock(sessions_mutex);
+      for (const auto& s : sessions) {
+        auto d = s->deadline.load(std::memory_order_relaxed);
+        if (d != 0 && d <= now) late.push_back(s);
+      }
+    }
+    for (auto& s : late) {
+      asio::post(s->executor, [s, now] {
+        auto d = s->deadline.load(std::memory_order_relaxed);
+        if (s->socket && d != 0 && d <= now) {
+          beast::error_code ignored;
+          s->socket->cancel(ignored);
+        }
+      });
+    }
+  }
+}
+
 asio::awaitable<void> Server::Impl::accept_loop() {
   auto self = shared_from_this();
   for (;;) {
-    auto strand = asio::make_strand(ioc);
-    auto [ec, socket] = co_await acceptor.async_accept(strand, use_tuple);
+    asio::any_io_executor ex = options.single_threaded ? asio::any_io_executor(ioc.get_executor())
+                                                       : asio::any_io_executor(asio::make_strand(ioc));
+    auto [ec, socket] = co_await acceptor.async_accept(ex, use_tuple);
     if (ec) {
       if (stopping || !acceptor.is_open()) co_return;
       // Out of descriptors or similar: back off briefly rather than spin.
@@ -223,7 +336,8 @@ asio::awaitable<void> Server::Impl::accept_loop() {
       co_await t.async_wait(use_tuple);
       continue;
     }
-    auto state = std::make_shared<SessionState>(SessionState{strand});
+    auto state = std::make_shared<SessionState>();
+    state->executor = ex;
     {
       std::lock_guard lock(sessions_mutex);
       if (sessions.size() >= options.max_connections) {
@@ -234,7 +348,7 @@ asio::awaitable<void> Server::Impl::accept_loop() {
       }
       sessions.insert(state);
     }
-    asio::co_spawn(strand, session(std::move(socket), state), asio::detached);
+    asio::co_spawn(ex, session(std::move(socket), state), asio::detached);
   }
 }
 
@@ -251,6 +365,7 @@ void Server::start() {
   a.bind(ep);
   a.listen(asio::socket_base::max_listen_connections);
   asio::co_spawn(impl_->ioc, impl_->accept_loop(), asio::detached);
+  asio::co_spawn(impl_->ioc, impl_->reap_loop(), asio::detached);
 }
 
 Endpoint Server::bound() const {
@@ -265,14 +380,15 @@ void Server::shutdown() {
     beast::error_code ignored;
     impl->acceptor.close(ignored);
   });
-  std::vector<std::shared_ptr<Impl::SessionState>> snapshot;
+  std::vector<std::shared_ptr<SessionState>> snapshot;
   {
     std::lock_guard lock(impl->sessions_mutex);
     snapshot.assign(impl->sessions.begin(), impl->sessions.end());
   }
   for (auto& s : snapshot) {
-    asio::post(s->strand, [s] {
-      if (s->stream && !s->busy) s->stream->cancel();
+    asio::post(s->executor, [s] {
+      beast::error_code ignored;
+      if (s->socket && !s->busy) s->socket->cancel(ignored);
     });
   }
 }

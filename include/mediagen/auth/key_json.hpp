@@ -7,6 +7,7 @@
 namespace mediagen::auth {
 
 // The public description of a key (never its secret): GET /key and `admin key create`.
-nlohmann::ordered_json key_json(const Principal& key, const TimeZone& tz);
+// `quota_used` fills limits.tokens.quota {limit, used, remaining} when the key has a pool.
+nlohmann::ordered_json key_json(const Principal& key, const TimeZone& tz, std::int64_t quota_used);
 
 }  // namespace mediagen::auth

@@ -33,5 +33,7 @@ std::optional<Principal> find_key_by_hash(db::Db& db, const crypto::Sha256Digest
 CreatedKey create_key(db::Db& db, const NewKey& request);
 // nullopt when no such key.
 std::optional<Principal> disable_key(db::Db& db, ApiKeyId id);
+// Tokens taken from the key's pool so far (limits.tokens.quota).
+std::int64_t token_quota_used(db::Db& db, ApiKeyId id);
 
 }  // namespace mediagen::auth

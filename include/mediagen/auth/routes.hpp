@@ -3,9 +3,13 @@ namespace mediagen::http {
 class Router;
 }
 
+namespace mediagen::db {
+class BlockingPool;
+}
+
 namespace mediagen::auth {
 
 // GET /key: the calling key itself, answered from the key cache (no permission needed).
-void register_routes(http::Router& router);
+void register_routes(http::Router& router, db::BlockingPool& pool);
 
 }  // namespace mediagen::auth

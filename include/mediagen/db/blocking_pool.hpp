@@ -10,7 +10,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -45,16 +44,21 @@ class BlockingPool {
   BlockingPool(const BlockingPool&) = delete;
   BlockingPool& operator=(const BlockingPool&) = delete;
 
+  // `fn` travels to the pool thread behind a shared_ptr: asio's awaitable initiation is a
+  // coroutine, and GCC 12 relocates coroutine arguments bitwise, which corrupts captured
+  // std::strings (their small-string buffer points into the old frame).
   template <class F>
-  boost::asio::awaitable<std::invoke_result_t<F&, Resources&>> run(F fn) {
+  auto run(F fn_value) {
     using T = std::invoke_result_t<F&, Resources&>;
+    auto fn = std::make_shared<F>(std::move(fn_value));
+    using boost::asio::use_awaitable_t;
     if constexpr (std::is_void_v<T>) {
-      co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&, void(std::exception_ptr)>(
-          [this](auto handler, F f) mutable {
+      return boost::asio::async_initiate<const use_awaitable_t<>&, void(std::exception_ptr)>(
+          [this](auto handler, std::shared_ptr<F> f) {
             submit([h = std::make_shared<decltype(handler)>(std::move(handler)), f = std::move(f)](Resources& r) mutable {
               std::exception_ptr ep;
               try {
-                f(r);
+                (*f)(r);
               } catch (...) {
                 ep = std::current_exception();
               }
@@ -64,23 +68,22 @@ class BlockingPool {
           },
           boost::asio::use_awaitable, std::move(fn));
     } else {
-      auto value = co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
-                                                         void(std::exception_ptr, std::optional<T>)>(
-          [this](auto handler, F f) mutable {
+      static_assert(std::is_default_constructible_v<T>, "a failed job completes with T{} beside its exception");
+      return boost::asio::async_initiate<const use_awaitable_t<>&, void(std::exception_ptr, T)>(
+          [this](auto handler, std::shared_ptr<F> f) {
             submit([h = std::make_shared<decltype(handler)>(std::move(handler)), f = std::move(f)](Resources& r) mutable {
               std::exception_ptr ep;
-              std::optional<T> v;
+              T value{};
               try {
-                v.emplace(f(r));
+                value = (*f)(r);
               } catch (...) {
                 ep = std::current_exception();
               }
               auto ex = boost::asio::get_associated_executor(*h);
-              boost::asio::post(ex, [h, ep, v = std::move(v)]() mutable { (*h)(ep, std::move(v)); });
+              boost::asio::post(ex, [h, ep, v = std::move(value)]() mutable { (*h)(ep, std::move(v)); });
             });
           },
           boost::asio::use_awaitable, std::move(fn));
-      co_return std::move(*value);
     }
   }
 

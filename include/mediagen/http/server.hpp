@@ -22,6 +22,8 @@ struct ServerOptions {
   std::size_t header_limit_bytes = 8192;
   std::int64_t read_timeout_seconds = 10;
   std::int64_t idle_timeout_seconds = 60;
+  // With one I/O thread a session needs no strand: its coroutine is the only thing touching it.
+  bool single_threaded = true;
 };
 
 class Server {

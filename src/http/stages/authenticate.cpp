@@ -3,29 +3,48 @@
 
 namespace mediagen::http::stages {
 
-awaitable<Result<void>> authenticate(RequestContext& ctx, auth::KeyCache& keys, db::BlockingPool& pool,
-                                     InfraCounters& counters, TimePoint now) {
-  // Only X-API-KEY counts: Authorization and Api-Key are ignored (spec 5.2).
-  auto key = ctx.request.header("X-API-KEY");
-  if (!key || key->empty()) co_return ApiError::api_key_missing();
-  // Real keys are 46 characters; anything far longer is not worth hashing.
-  if (key->size() > 256) co_return ApiError::api_key_invalid();
-  const auto digest = crypto::sha256(*key);
+namespace {
 
-  std::shared_ptr<const auth::Principal> principal;
-  if (auto cached = keys.find(digest)) {
-    counters.key_cache_hits.fetch_add(1, std::memory_order_relaxed);
-    principal = std::move(*cached);
-  } else {
-    counters.key_cache_misses.fetch_add(1, std::memory_order_relaxed);
-    auto found = co_await pool.run([digest](db::Resources& r) { return auth::find_key_by_hash(r.db, digest); });
-    if (found) principal = std::make_shared<const auth::Principal>(std::move(*found));
-    keys.put(digest, principal);
-  }
-  if (!principal || principal->key_disabled || principal->user_blocked) co_return ApiError::api_key_invalid();
-  if (principal->expires_at && *principal->expires_at <= now) co_return ApiError::api_key_expired();
+// Only X-API-KEY counts: Authorization and Api-Key are ignored (spec 5.2).
+Result<std::string_view> presented_key(const RequestContext& ctx) {
+  auto key = ctx.request.header("X-API-KEY");
+  if (!key || key->empty()) return ApiError::api_key_missing();
+  // Real keys are 46 characters; anything far longer is not worth hashing.
+  if (key->size() > 256) return ApiError::api_key_invalid();
+  return *key;
+}
+
+Result<void> admit(RequestContext& ctx, std::shared_ptr<const auth::Principal> principal, TimePoint now) {
+  if (!principal || principal->key_disabled || principal->user_blocked) return ApiError::api_key_invalid();
+  if (principal->expires_at && *principal->expires_at <= now) return ApiError::api_key_expired();
   ctx.principal = std::move(principal);
-  co_return Result<void>{};
+  return {};
+}
+
+}  // namespace
+
+std::optional<Result<void>> authenticate_cached(RequestContext& ctx, const auth::KeyCache& keys,
+                                                InfraCounters& counters, TimePoint now) {
+  auto key = presented_key(ctx);
+  if (!key) return Result<void>(key.error());
+  auto cached = keys.find(crypto::sha256(*key));
+  if (!cached) return std::nullopt;
+  counters.key_cache_hits.fetch_add(1, std::memory_order_relaxed);
+  return admit(ctx, std::move(*cached), now);
+}
+
+awaitable<Result<void>> authenticate_slow(RequestContext& ctx, auth::KeyCache& keys, db::BlockingPool& pool,
+                                          InfraCounters& counters, TimePoint now) {
+  auto key = presented_key(ctx);
+  if (!key) co_return key.error();
+  const auto digest = crypto::sha256(*key);
+  counters.key_cache_misses.fetch_add(1, std::memory_order_relaxed);
+  auto lookup = [digest](db::Resources& r) { return auth::find_key_by_hash(r.db, digest); };
+  auto found = co_await pool.run(std::move(lookup));
+  std::shared_ptr<const auth::Principal> principal;
+  if (found) principal = std::make_shared<const auth::Principal>(std::move(*found));
+  keys.put(digest, principal);
+  co_return admit(ctx, std::move(principal), now);
 }
 
 Result<void> authorize(const RequestContext& ctx) {

@@ -9,10 +9,11 @@ awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, 
   const auto& windows = ctx.principal->limits.requests;
   if (!windows.any()) co_return Result<void>{};  // no windows, no limit, no round trip (spec 8.2.1)
   cache::RateDecision d;
+  auto count = [&prefix, id = ctx.principal->key_id.value, windows, now](db::Resources& r) {
+    return cache::check_rate(r.redis, prefix, id, windows, now);
+  };
   try {
-    d = co_await pool.run([&prefix, id = ctx.principal->key_id.value, windows, now](db::Resources& r) {
-      return cache::check_rate(r.redis, prefix, id, windows, now);
-    });
+    d = co_await pool.run(std::move(count));
   } catch (const std::exception& e) {
     // Request-rate windows move no money: with Redis down they fail open rather than fail the API.
     log::warn("rate limiter unavailable", {{"error", e.what()}});

@@ -4,24 +4,25 @@
 
 namespace mediagen::http::stages {
 
-awaitable<Result<void>> match_route(RequestContext& ctx, const Router& router, db::BlockingPool& pool,
-                                    cache::BanList& bans, const cache::BanLadder& ladder, TimePoint now,
-                                    const NotFoundInfo& info) {
+bool match_route(RequestContext& ctx, const Router& router, std::optional<ApiError>& refusal) {
   auto result = router.match(ctx.request.method(), ctx.path);
   if (auto* m = std::get_if<RouteMatch>(&result)) {
     ctx.route = m->route;
     ctx.params = std::move(m->params);
-    co_return Result<void>{};
+    return true;
   }
-  if (auto* na = std::get_if<MethodNotAllowed>(&result)) {
-    co_return ApiError::method_not_allowed(std::move(na->allow));
-  }
+  if (auto* na = std::get_if<MethodNotAllowed>(&result)) refusal = ApiError::method_not_allowed(std::move(na->allow));
+  return false;
+}
+
+awaitable<ApiError> unknown_path(RequestContext& ctx, db::BlockingPool& pool, cache::BanList& bans,
+                                 const cache::BanLadder& ladder, TimePoint now, const NotFoundInfo& info) {
   const auto& opts = ladder.options();
   cache::MissOutcome miss;
+  // Named before the co_await: GCC 12 mishandles lambda temporaries inside co_await expressions.
+  auto record = [&ladder, ip = ctx.client_ip, now](db::Resources& r) { return ladder.record_miss(r.redis, ip, now); };
   try {
-    miss = co_await pool.run([&ladder, ip = ctx.client_ip, now](db::Resources& r) {
-      return ladder.record_miss(r.redis, ip, now);
-    });
+    miss = co_await pool.run(std::move(record));
   } catch (const std::exception& e) {
     // Without Redis the miss goes uncounted; the client still gets its 404.
     log::warn("ban ladder unavailable", {{"error", e.what()}});

@@ -34,15 +34,19 @@ struct NotFoundInfo {
   std::string developers_url;
 };
 
-// Matches the route; on an unknown path records a miss and may start a ban.
-awaitable<Result<void>> match_route(RequestContext& ctx, const Router& router, db::BlockingPool& pool,
-                                    cache::BanList& bans, const cache::BanLadder& ladder, TimePoint now,
-                                    const NotFoundInfo& info);
+// Matches the route: true when matched; otherwise `refusal` holds a 405, or nothing for an
+// unknown path (then answer with unknown_path, which counts the miss).
+bool match_route(RequestContext& ctx, const Router& router, std::optional<ApiError>& refusal);
+awaitable<ApiError> unknown_path(RequestContext& ctx, db::BlockingPool& pool, cache::BanList& bans,
+                                 const cache::BanLadder& ladder, TimePoint now, const NotFoundInfo& info);
 
 Result<void> check_body_size(const RequestContext& ctx, const Exchange& exchange);
 
-awaitable<Result<void>> authenticate(RequestContext& ctx, auth::KeyCache& keys, db::BlockingPool& pool,
-                                     InfraCounters& counters, TimePoint now);
+// The key from the in-process cache, no I/O: nullopt on a cache miss (then authenticate_slow).
+std::optional<Result<void>> authenticate_cached(RequestContext& ctx, const auth::KeyCache& keys,
+                                                InfraCounters& counters, TimePoint now);
+awaitable<Result<void>> authenticate_slow(RequestContext& ctx, auth::KeyCache& keys, db::BlockingPool& pool,
+                                          InfraCounters& counters, TimePoint now);
 
 Result<void> authorize(const RequestContext& ctx);
 
