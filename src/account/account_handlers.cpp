@@ -1,7 +1,6 @@
-#include <nlohmann/json.hpp>
-
 #include "mediagen/account/routes.hpp"
 #include "mediagen/account/users.hpp"
+#include "mediagen/core/json_writer.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/router.hpp"
 
@@ -10,19 +9,26 @@ namespace mediagen::account {
 namespace {
 
 std::string profile_json(const Profile& p, const http::RequestContext& ctx) {
-  nlohmann::ordered_json data{
-      {"id", p.id.value},
-      {"email", p.email},
-      {"name", p.name},
-      {"locale", locale_code(p.locale)},
-      {"created_at", ctx.time(p.created_at)},
-      {"updated_at", ctx.time(p.updated_at)},
-      {"balance",
-       {{"amount", std::to_string(p.balance.value)},
-        {"amount_formatted", to_whole_units(p.balance, p.asset.precision)},
-        {"currency_asset", {{"code", p.asset.code}, {"precision", p.asset.precision}}}}},
-  };
-  return data.dump();
+  JsonWriter w(384);
+  w.begin_object()
+      .field("id", p.id.value)
+      .field("email", std::string_view(p.email))
+      .field("name", std::string_view(p.name))
+      .field("locale", locale_code(p.locale))
+      .field("created_at", std::string_view(ctx.time(p.created_at)))
+      .field("updated_at", std::string_view(ctx.time(p.updated_at)));
+  w.key("balance")
+      .begin_object()
+      .field("amount", std::string_view(std::to_string(p.balance.value)))
+      .field("amount_formatted", to_whole_units(p.balance, p.asset.precision));
+  w.key("currency_asset")
+      .begin_object()
+      .field("code", std::string_view(p.asset.code))
+      .field("precision", std::int64_t{p.asset.precision})
+      .end_object()
+      .end_object()
+      .end_object();
+  return w.take();
 }
 
 }  // namespace

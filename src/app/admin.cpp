@@ -149,7 +149,7 @@ int admin_key_create(const Config& config, const KeyCreateArgs& a) {
     InfraCounters counters;
     db::Db db(config.database_url, &counters);
     auto created = auth::create_key(db, request);
-    auto out = auth::key_json(created.key, TimeZone::utc(), 0);
+    auto out = nlohmann::ordered_json::parse(auth::key_json(created.key, TimeZone::utc(), 0));
     out["key"] = created.plaintext;  // shown once; only its hash is stored
     print(out);
   } catch (const std::invalid_argument& e) {

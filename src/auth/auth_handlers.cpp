@@ -1,5 +1,3 @@
-#include <nlohmann/json.hpp>
-
 #include "mediagen/auth/key_json.hpp"
 #include "mediagen/auth/keys.hpp"
 #include "mediagen/auth/routes.hpp"
@@ -20,7 +18,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
           auto read_used = [id = ctx.principal->key_id](db::Resources& r) { return token_quota_used(r.db, id); };
           used = co_await pool.run(read_used);
         }
-        co_return http::Reply{.data_json = key_json(*ctx.principal, ctx.tz, used).dump()};
+        co_return http::Reply{.data_json = key_json(*ctx.principal, ctx.tz, used)};
       },
   });
 }

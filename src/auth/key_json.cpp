@@ -1,40 +1,51 @@
 #include "mediagen/auth/key_json.hpp"
 
-#include <nlohmann/json.hpp>
+#include <algorithm>
+
+#include "mediagen/core/json_writer.hpp"
 
 namespace mediagen::auth {
-namespace {
-nlohmann::ordered_json opt(const std::optional<std::int64_t>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
-}  // namespace
 
-nlohmann::ordered_json key_json(const Principal& p, const TimeZone& tz, std::int64_t quota_used) {
+std::string key_json(const Principal& p, const TimeZone& tz, std::int64_t quota_used) {
   const auto& l = p.limits;
-  return nlohmann::ordered_json{
-      {"id", p.key_id.value},
-      {"user_id", p.user_id.value},
-      {"name", p.key_name},
-      {"prefix", p.key_prefix},
-      {"scopes", p.scopes.names()},
-      {"expires_at", p.expires_at ? nlohmann::ordered_json(tz.format(*p.expires_at)) : nlohmann::ordered_json(nullptr)},
-      {"created_at", tz.format(p.created_at)},
-      {"limits",
-       {{"requests",
-         {{"per_minute", opt(l.requests.per_minute)},
-          {"per_hour", opt(l.requests.per_hour)},
-          {"per_day", opt(l.requests.per_day)}}},
-        {"tokens",
-         {{"per_minute", opt(l.tokens.per_minute)},
-          {"per_hour", opt(l.tokens.per_hour)},
-          {"per_day", opt(l.tokens.per_day)},
-          {"per_month", opt(l.tokens.per_month)},
-          {"quota", l.tokens.quota ? nlohmann::ordered_json{{"limit", *l.tokens.quota},
-                                                             {"used", quota_used},
-                                                             {"remaining", std::max<std::int64_t>(0, *l.tokens.quota - quota_used)}}
-                                   : nlohmann::ordered_json(nullptr)}}}}},
-      {"ai_monthly_limit_minor", opt(l.ai_monthly_limit_minor)},
-  };
+  JsonWriter w(640);
+  w.begin_object()
+      .field("id", p.key_id.value)
+      .field("user_id", p.user_id.value)
+      .field("name", std::string_view(p.key_name))
+      .field("prefix", std::string_view(p.key_prefix))
+      .field("scopes", p.scopes.names());
+  w.key("expires_at");
+  if (p.expires_at) w.value(std::string_view(tz.format(*p.expires_at)));
+  else w.null();
+  w.field("created_at", std::string_view(tz.format(p.created_at)));
+  w.key("limits").begin_object();
+  w.key("requests")
+      .begin_object()
+      .field("per_minute", l.requests.per_minute)
+      .field("per_hour", l.requests.per_hour)
+      .field("per_day", l.requests.per_day)
+      .end_object();
+  w.key("tokens")
+      .begin_object()
+      .field("per_minute", l.tokens.per_minute)
+      .field("per_hour", l.tokens.per_hour)
+      .field("per_day", l.tokens.per_day)
+      .field("per_month", l.tokens.per_month);
+  w.key("quota");
+  if (l.tokens.quota) {
+    w.begin_object()
+        .field("limit", *l.tokens.quota)
+        .field("used", quota_used)
+        .field("remaining", std::max<std::int64_t>(0, *l.tokens.quota - quota_used))
+        .end_object();
+  } else {
+    w.null();
+  }
+  w.end_object().end_object();
+  w.field("ai_monthly_limit_minor", l.ai_monthly_limit_minor);
+  w.end_object();
+  return w.take();
 }
 
 }  // namespace mediagen::auth

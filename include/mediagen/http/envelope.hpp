@@ -12,7 +12,4 @@ Response success_response(const Reply& reply, Locale locale);
 Response error_response(const ApiError& error, Locale locale, const TimeZone& tz);
 std::string error_body(const ApiError& error, Locale locale, const TimeZone& tz);
 
-// Appends `text` as a JSON string literal (quotes included).
-void append_json_string(std::string& out, std::string_view text);
-
 }  // namespace mediagen::http

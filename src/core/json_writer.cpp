@@ -1,0 +1,44 @@
+#include "mediagen/core/json_writer.hpp"
+
+#include <charconv>
+#include <cmath>
+
+namespace mediagen {
+
+void append_json_string(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xF];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+JsonWriter& JsonWriter::value(double v) {
+  comma();
+  if (!std::isfinite(v)) {
+    out_ += "null";
+    return *this;
+  }
+  char buf[32];
+  // Shortest text that reads back as the same double (1500 stays "1500", 0.1 stays "0.1").
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out_.append(buf, ec == std::errc{} ? end : buf);
+  return *this;
+}
+
+}  // namespace mediagen
