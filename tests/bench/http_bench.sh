@@ -95,7 +95,12 @@ cleanup() {
     wait "$nginx_pid" 2>/dev/null || true
   fi
   if ((own_services)); then
-    stop_services "$work_dir/services" || true
+    if declare -F stop_services >/dev/null; then
+      stop_services "$work_dir/services" || true
+    else
+      stop_redis "$work_dir/services" 2>/dev/null || true
+      stop_postgres "$work_dir/services" || true
+    fi
   fi
   if [[ -n "${BENCH_KEEP_TMP:-}" ]]; then
     log "kept $work_dir"
@@ -109,7 +114,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # A loopback TCP port nobody listens on right now.
-free_port() {
+pick_port() {
   local port
   for _ in $(seq 1 200); do
     port=$((20000 + RANDOM % 40000))
@@ -170,7 +175,7 @@ start_nginx() {
   local dir="$work_dir/nginx" port
   mkdir -p "$dir/logs" "$dir/tmp"
   for _ in 1 2 3 4 5; do
-    port="$(free_port)" || die "no free loopback port for nginx"
+    port="$(pick_port)" || die "no free loopback port for nginx"
     cat >"$dir/nginx.conf" <<EOF
 daemon off;
 master_process on;
@@ -230,7 +235,8 @@ setup_services() {
     source "$repo_root/scripts/lib/services.sh"
   fi
   if ! declare -F start_postgres >/dev/null || ! declare -F start_redis >/dev/null ||
-     ! declare -F stop_services >/dev/null; then
+     ! { declare -F stop_services >/dev/null ||
+         { declare -F stop_postgres >/dev/null && declare -F stop_redis >/dev/null; }; }; then
     # shellcheck source=lib_services.sh
     source "$here/lib_services.sh"
   fi
@@ -238,9 +244,9 @@ setup_services() {
   own_services=1
   if [[ -z "${MEDIAGEN_DATABASE_URL:-}" ]]; then
     local pg_port
-    pg_port="$(free_port)" || die "no free port for PostgreSQL"
+    pg_port="$(pick_port)" || die "no free port for PostgreSQL"
     log "starting a throwaway PostgreSQL on 127.0.0.1:$pg_port"
-    start_postgres "$work_dir/services" "$pg_port" || die "PostgreSQL did not start"
+    start_postgres "$work_dir/services" "$pg_port" fast || die "PostgreSQL did not start"
     command -v psql >/dev/null 2>&1 || die "psql not found"
     psql -X -q -v ON_ERROR_STOP=1 "postgresql://postgres@127.0.0.1:$pg_port/postgres" \
       -c "CREATE DATABASE mediagen_bench" >/dev/null || die "CREATE DATABASE failed"
@@ -248,9 +254,9 @@ setup_services() {
   fi
   if [[ -z "${MEDIAGEN_REDIS_URL:-}" ]]; then
     local redis_port
-    redis_port="$(free_port)" || die "no free port for Redis"
+    redis_port="$(pick_port)" || die "no free port for Redis"
     log "starting a throwaway Redis on 127.0.0.1:$redis_port"
-    start_redis "$work_dir/services" "$redis_port" || die "Redis did not start"
+    start_redis "$work_dir/services" "$redis_port" fast || die "Redis did not start"
     export MEDIAGEN_REDIS_URL="redis://127.0.0.1:$redis_port/0"
   fi
 }

@@ -1,10 +1,13 @@
 # shellcheck shell=bash
 # Throwaway PostgreSQL and Redis for the benchmark, bound to loopback only.
 # Source this file, then:
-#   start_postgres DIR PORT   # cluster in DIR/pgdata, superuser "postgres", trust auth
-#                             # -> postgresql://postgres@127.0.0.1:PORT/postgres
-#   start_redis DIR PORT      # no persistence -> redis://127.0.0.1:PORT/0
-#   stop_services DIR         # stops whatever of the two was started under DIR
+#   start_postgres DIR PORT [fast]  # cluster in DIR/pgdata, superuser "postgres",
+#                                   # trust auth, always without fsync
+#                                   # -> postgresql://postgres@127.0.0.1:PORT/postgres
+#   start_redis DIR PORT [fast]     # no persistence -> redis://127.0.0.1:PORT/0
+#   stop_services DIR               # stops whatever of the two was started under DIR
+# The optional "fast" is accepted for interface compatibility with
+# scripts/lib/services.sh, which the benchmark prefers when it exists.
 # DIR must exist. When running as root, the PostgreSQL part runs as the
 # system user "postgres" (initdb refuses root), so DIR is made traversable.
 
