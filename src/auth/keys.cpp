@@ -1,5 +1,7 @@
 #include "mediagen/auth/keys.hpp"
 
+#include "mediagen/auth/key_json.hpp"
+
 #include <stdexcept>
 
 #include "mediagen/core/time_zone.hpp"
@@ -88,7 +90,9 @@ std::optional<Principal> find_key_by_hash(db::Db& db, const crypto::Sha256Digest
     pqxx::binarystring hash(digest.data(), digest.size());
     auto rows = db.exec(tx, kFindByHash, hash);
     if (rows.empty()) return std::nullopt;
-    return from_row(rows[0]);
+    Principal p = from_row(rows[0]);
+    if (!p.limits.tokens.quota) p.description_utc = key_json(p, TimeZone::utc(), 0);
+    return p;
   });
 }
 

@@ -1,3 +1,4 @@
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "mediagen/core/crypto.hpp"
 
 #include <openssl/crypto.h>
@@ -10,8 +11,13 @@
 namespace mediagen::crypto {
 
 Sha256Digest sha256(std::string_view data) {
+  // The low-level API: OpenSSL 3's one-shot SHA256() fetches the algorithm on every call,
+  // which costs more than hashing an API key.
   Sha256Digest out{};
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data());
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  SHA256_Update(&ctx, data.data(), data.size());
+  SHA256_Final(out.data(), &ctx);
   return out;
 }
 

@@ -27,15 +27,34 @@ std::string format_fields(date::sys_seconds local_as_sys, std::chrono::seconds o
   date::year_month_day ymd{day};
   date::hh_mm_ss hms{local_as_sys - day};
   long off = static_cast<long>(offset.count());
-  char sign = off < 0 ? '-' : '+';
+  const char sign = off < 0 ? '-' : '+';
   if (off < 0) off = -off;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d%c%02ld:%02ld",
-                static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
-                static_cast<int>(hms.minutes().count()), static_cast<int>(hms.seconds().count()),
-                sign, off / 3600, (off % 3600) / 60);
-  return buf;
+  // Fixed layout "YYYY-MM-DDTHH:MM:SS+HH:MM", written digit by digit (this runs per field).
+  std::string out(25, '0');
+  auto put = [&](std::size_t at, long value, int width) {
+    for (int i = width - 1; i >= 0; --i) {
+      out[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    }
+  };
+  int year = static_cast<int>(ymd.year());
+  if (year < 0 || year > 9999) year = 0;
+  put(0, year, 4);
+  out[4] = '-';
+  put(5, static_cast<unsigned>(ymd.month()), 2);
+  out[7] = '-';
+  put(8, static_cast<unsigned>(ymd.day()), 2);
+  out[10] = 'T';
+  put(11, hms.hours().count(), 2);
+  out[13] = ':';
+  put(14, hms.minutes().count(), 2);
+  out[16] = ':';
+  put(17, hms.seconds().count(), 2);
+  out[19] = sign;
+  put(20, off / 3600, 2);
+  out[22] = ':';
+  put(23, (off % 3600) / 60, 2);
+  return out;
 }
 
 }  // namespace

@@ -37,6 +37,8 @@ struct Principal {
   bool key_disabled = false;
   bool user_blocked = false;
   Locale user_locale = Locale::en;
+  // GET /key's data in UTC, rendered once when the key is loaded (keys without a token pool).
+  std::string description_utc;
 };
 
 }  // namespace mediagen::auth
