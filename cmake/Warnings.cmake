@@ -2,5 +2,7 @@
 function(mediagen_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow=local
     -Wnon-virtual-dtor -Wcast-align -Wunused -Woverloaded-virtual
-    -Wno-missing-field-initializers)
+    -Wno-missing-field-initializers
+    # GCC 12 reports false -Wrestrict positives inside std::string at -O2 (GCC bug 105329).
+    -Wno-restrict)
 endfunction()

@@ -94,11 +94,12 @@ auto transact(Db& db, F&& fn) {
   }
 }
 
-// Read-only work: same as transact, but nothing to commit.
+// A single read: no BEGIN/COMMIT around it, so one round trip instead of three. Use
+// transact() when several statements must see one snapshot.
 template <class F>
 auto read(Db& db, F&& fn) {
   try {
-    pqxx::read_transaction tx(db.conn());
+    pqxx::nontransaction tx(db.conn());
     return fn(tx);
   } catch (const pqxx::broken_connection& e) {
     db.reset();
