@@ -74,8 +74,13 @@ int main(int argc, char** argv) {
 
   try {
     cli.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return cli.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return e.get_exit_code() == 0 ? 2 : e.get_exit_code();
   }
 
   try {

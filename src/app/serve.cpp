@@ -85,7 +85,10 @@ int serve(const Config& config, bool run_migrations) {
       redis_options, {ladder.channel(), invalidations},
       [&](std::string_view channel, std::string_view payload) {
         if (channel == ladder.channel()) {
-          if (auto event = cache::BanLadder::parse_event(payload)) bans.put(event->first, event->second);
+          if (auto event = cache::BanLadder::parse_event(payload)) {
+            bans.prune(clock.now());
+            bans.put(event->first, event->second);
+          }
         } else if (auto what = parse_invalidation(payload)) {
           if (const auto* d = std::get_if<crypto::Sha256Digest>(&*what)) keys.invalidate_key(*d);
           else keys.invalidate_user(std::get<UserId>(*what));
@@ -139,6 +142,8 @@ int serve(const Config& config, bool run_migrations) {
                                    .read_timeout_seconds = config.read_timeout_seconds,
                                    .idle_timeout_seconds = config.idle_timeout_seconds,
                                    .single_threaded = config.io_threads == 1};
+  // Installed before anything announces readiness: a SIGTERM from then on always drains.
+  asio::signal_set signals(ioc, SIGTERM, SIGINT);
   http::Server public_server(ioc, limits, pipeline, metrics);
   http::ServerOptions admin_limits = limits;
   admin_limits.listen = config.admin_listen;
@@ -152,7 +157,6 @@ int serve(const Config& config, bool run_migrations) {
                           {"db_pool", config.db_pool_size}});
 
   // SIGTERM drains: stop accepting, let in-flight requests finish within the grace period.
-  asio::signal_set signals(ioc, SIGTERM, SIGINT);
   signals.async_wait([&](const boost::system::error_code& ec, int signo) {
     if (ec) return;
     log::info("draining", {{"signal", signo}});

@@ -13,9 +13,13 @@ local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 if n < tonumber(ARGV[1]) then return {n, 0, 0} end
 redis.call('DEL', KEYS[1])
-local step = redis.call('INCR', KEYS[2])
 local rungs = #ARGV - 6
-local duration = tonumber(ARGV[6 + math.min(step, rungs)])
+local step = redis.call('INCR', KEYS[2])
+if step > rungs then
+  step = rungs
+  redis.call('SET', KEYS[2], step)
+end
+local duration = tonumber(ARGV[6 + step])
 local banned_until = tonumber(ARGV[3]) + duration
 redis.call('EXPIRE', KEYS[2], duration + tonumber(ARGV[4]))
 redis.call('HSET', KEYS[3], ARGV[5], banned_until .. ' ' .. step)
@@ -73,6 +77,11 @@ void BanList::put(std::string ip, Ban ban) {
   std::lock_guard lock(mutex_);
   auto& slot = bans_[std::move(ip)];
   if (ban.until > slot.until) slot = ban;
+}
+
+void BanList::prune(TimePoint now) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(bans_, [&](const auto& kv) { return kv.second.until <= now; });
 }
 
 void BanList::replace_all(std::unordered_map<std::string, Ban> bans) {

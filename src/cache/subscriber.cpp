@@ -28,8 +28,8 @@ void Subscriber::stop() {
 void Subscriber::loop() {
   int backoff_ms = 100;
   while (!stopping_) {
-    Redis redis(options_);
     try {
+      Redis redis(options_);
       std::vector<std::string> argv{"SUBSCRIBE"};
       argv.insert(argv.end(), channels_.begin(), channels_.end());
       redisContext* ctx = redis.context();

@@ -1,6 +1,5 @@
 #include "mediagen/core/time_zone.hpp"
 
-#include <cstdio>
 #include <date/date.h>
 #include <date/tz.h>
 
@@ -78,40 +77,55 @@ std::string TimeZone::format(TimePoint t) const {
   return format_fields(secs + info.offset, info.offset);
 }
 
+namespace {
+
+// Reads exactly `width` ASCII digits at `at`; no signs, no blanks.
+bool digits(std::string_view text, std::size_t at, std::size_t width, int& out) {
+  if (at + width > text.size()) return false;
+  out = 0;
+  for (std::size_t i = at; i < at + width; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    out = out * 10 + (text[i] - '0');
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<TimePoint> parse_iso8601(std::string_view text) {
+  // YYYY-MM-DD, optionally followed by THH:MM:SS[.fraction](Z|+HH:MM|-HH:MM).
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  std::string copy(text.substr(0, 64));
-  int consumed = 0;
-  if (std::sscanf(copy.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) != 3 || consumed != 10) {
+  if (!digits(text, 0, 4, y) || text.size() < 10 || text[4] != '-' || !digits(text, 5, 2, mo) || text[7] != '-' ||
+      !digits(text, 8, 2, d)) {
     return std::nullopt;
   }
-  std::string_view rest = std::string_view(copy).substr(10);
   long offset = 0;
-  if (!rest.empty()) {
-    if (rest.front() != 'T' && rest.front() != ' ') return std::nullopt;
-    int c2 = 0;
-    std::string tail(rest.substr(1));
-    if (std::sscanf(tail.c_str(), "%2d:%2d:%2d%n", &h, &mi, &s, &c2) != 3 || c2 != 8) return std::nullopt;
-    std::string_view zone = std::string_view(tail).substr(8);
+  if (text.size() > 10) {
+    if ((text[10] != 'T' && text[10] != ' ') || !digits(text, 11, 2, h) || text.size() < 19 || text[13] != ':' ||
+        !digits(text, 14, 2, mi) || text[16] != ':' || !digits(text, 17, 2, s)) {
+      return std::nullopt;
+    }
+    std::string_view zone = text.substr(19);
     if (!zone.empty() && zone.front() == '.') {  // fractional seconds are dropped
       std::size_t i = 1;
       while (i < zone.size() && zone[i] >= '0' && zone[i] <= '9') ++i;
+      if (i == 1) return std::nullopt;
       zone = zone.substr(i);
     }
-    if (zone == "Z" || zone.empty()) {
+    if (zone.empty() || zone == "Z") {
       offset = 0;
-    } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
-      int oh = 0, om = 0;
-      std::string z(zone);
-      if (std::sscanf(z.c_str() + 1, "%2d:%2d", &oh, &om) != 2 || oh > 23 || om > 59) return std::nullopt;
-      offset = (oh * 3600L + om * 60L) * (zone[0] == '-' ? -1 : 1);
     } else {
-      return std::nullopt;
+      int oh = 0, om = 0;
+      if (zone.size() != 6 || (zone[0] != '+' && zone[0] != '-') || !digits(zone, 1, 2, oh) || zone[3] != ':' ||
+          !digits(zone, 4, 2, om) || oh > 23 || om > 59) {
+        return std::nullopt;
+      }
+      offset = (oh * 3600L + om * 60L) * (zone[0] == '-' ? -1 : 1);
     }
   }
   date::year_month_day ymd{date::year{y}, date::month{static_cast<unsigned>(mo)},
                            date::day{static_cast<unsigned>(d)}};
-  if (!ymd.ok() || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  if (!ymd.ok() || h > 23 || mi > 59 || s > 59) return std::nullopt;
   auto tp = date::sys_days{ymd} + std::chrono::hours{h} + std::chrono::minutes{mi} +
             std::chrono::seconds{s} - std::chrono::seconds{offset};
   return TimePoint{std::chrono::duration_cast<TimePoint::duration>(tp.time_since_epoch())};

@@ -7,6 +7,8 @@ namespace mediagen::db {
 
 BlockingPool::BlockingPool(BlockingPoolOptions options, InfraCounters& counters)
     : options_(std::move(options)), counters_(counters) {
+  // Threads cannot report a bad address; refuse it here, where the caller can.
+  (void)cache::RedisAddress::parse(options_.redis.url);
   threads_.reserve(static_cast<std::size_t>(options_.threads));
   for (int i = 0; i < options_.threads; ++i) {
     threads_.emplace_back([this, i] { loop(static_cast<std::size_t>(i)); });

@@ -71,27 +71,42 @@ MatchResult Router::match(Method method, std::string_view path) const {
   });
   if (!fits) return NotFound{};
   const Method wanted = method == Method::head ? Method::get : method;
+  // Among the routes whose shape matches, the one with the most literal segments wins, so
+  // "/orders/stats" is reachable beside "/orders/{order}" whatever the registration order.
+  const Compiled* best = nullptr;
+  std::size_t best_literals = 0;
   std::string allow;
   for (const auto& c : routes_) {
     if (c.segments.size() != n) continue;
     bool ok = true;
+    std::size_t literals = 0;
     for (std::size_t i = 0; i < n && ok; ++i) {
-      ok = is_param(c.segments[i]) || c.segments[i] == segs[i];
+      if (is_param(c.segments[i])) continue;
+      ok = c.segments[i] == segs[i];
+      ++literals;
     }
     if (!ok) continue;
     if (c.route.method == wanted) {
-      RouteMatch m{&c.route, {}};
-      for (std::size_t i = 0; i < n; ++i) {
-        if (is_param(c.segments[i])) {
-          std::string_view name(c.segments[i]);
-          m.params.items.emplace_back(name.substr(1, name.size() - 2), segs[i]);
-        }
+      if (!best || literals > best_literals) {
+        best = &c;
+        best_literals = literals;
       }
-      return m;
+      continue;
     }
+    if (allow.find(to_string(c.route.method)) != std::string::npos) continue;
     if (!allow.empty()) allow += ", ";
     allow += to_string(c.route.method);
     if (c.route.method == Method::get) allow += ", HEAD";
+  }
+  if (best) {
+    RouteMatch m{&best->route, {}};
+    for (std::size_t i = 0; i < n; ++i) {
+      if (is_param(best->segments[i])) {
+        std::string_view name(best->segments[i]);
+        m.params.items.emplace_back(name.substr(1, name.size() - 2), segs[i]);
+      }
+    }
+    return m;
   }
   if (!allow.empty()) return MethodNotAllowed{std::move(allow)};
   return NotFound{};

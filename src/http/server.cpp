@@ -71,6 +71,16 @@ class BeastRequest final : public RequestView {
   Parser& parser_;
 };
 
+// Request framing that could be read two ways is refused (request smuggling): a
+// Transfer-Encoding other than plain "chunked", or one beside a Content-Length.
+bool framing_ok(const Parser& parser) {
+  const auto& h = parser.get();
+  auto te = h.find(bhttp::field::transfer_encoding);
+  if (te == h.end()) return true;
+  if (h.find(bhttp::field::content_length) != h.end()) return false;
+  return beast::iequals(te->value(), "chunked");
+}
+
 // Serialises the status line and headers; the body is written from its own buffer.
 std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length) {
   std::string out;
@@ -244,9 +254,16 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
     // parser's limit before reading a body; here the header alone is parsed.
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     beast::error_code ec;
+    std::size_t received_head = 0;
     for (;;) {
       std::size_t used = parser.put(buffer.data(), ec);
       buffer.consume(used);
+      received_head += used;
+      // The cap is on the whole head, however it arrived (the parser alone checks one buffer).
+      if (received_head + (parser.is_header_done() ? 0 : buffer.size()) > options.header_limit_bytes) {
+        ec = bhttp::error::header_limit;
+        break;
+      }
       if (parser.is_header_done() || (ec && ec != bhttp::error::need_more)) break;
       ec = {};
       conn.arm(deadline);
@@ -263,7 +280,8 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
     bool keep_alive = false;
     bool head = false;
     unsigned version = 11;
-    if (!parser.is_header_done()) {
+    if (parser.is_header_done() && !ec && !framing_ok(parser)) ec = bhttp::error::bad_transfer_encoding;
+    if (!parser.is_header_done() || ec) {
       if (ec == bhttp::error::header_limit) {
         response = handler.refuse(431);
       } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category()) {

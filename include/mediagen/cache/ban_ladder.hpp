@@ -39,6 +39,8 @@ class BanList {
  public:
   std::optional<Ban> check(std::string_view ip, TimePoint now) const;
   void put(std::string ip, Ban ban);
+  // Drops ended bans; called whenever a ban is added, so the list stays small.
+  void prune(TimePoint now);
   void replace_all(std::unordered_map<std::string, Ban> bans);
 
  private:

@@ -27,7 +27,10 @@ awaitable<ApiError> unknown_path(RequestContext& ctx, db::BlockingPool& pool, ca
     // Without Redis the miss goes uncounted; the client still gets its 404.
     log::warn("ban ladder unavailable", {{"error", e.what()}});
   }
-  if (miss.ban) bans.put(ctx.client_ip, *miss.ban);
+  if (miss.ban) {
+    bans.prune(now);
+    bans.put(ctx.client_ip, *miss.ban);
+  }
   std::int64_t left = miss.ban ? 0 : std::max<std::int64_t>(0, opts.threshold - miss.misses);
   std::string_view raw_path = ctx.request.target().substr(0, ctx.request.target().find('?'));
   co_return ApiError::endpoint_not_found(ctx.request.method_text(), raw_path, info.docs_url, info.developers_url,
