@@ -30,7 +30,7 @@ import threading
 import time
 import unittest
 import urllib.parse
-from datetime import datetime, timezone
+from datetime import datetime
 
 API = "/api"
 ISO_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$")

@@ -120,6 +120,9 @@ class LongTtlTests(E2ETestCase):
                          metric_sum(before, "mediagen_key_cache_misses_total"))
         self.assertGreaterEqual(metric_sum(after, "mediagen_key_cache_hits_total")
                                 - metric_sum(before, "mediagen_key_cache_hits_total"), 50)
+        # the profile reads the balance, so the database counter is live
+        self.assertGreater(metric_sum(after, "mediagen_db_queries_total"),
+                           metric_sum(before, "mediagen_db_queries_total"))
 
     def test_key_route_does_no_backend_work(self):
         k = self.h.create_key(self.user["id"], preset="full")
@@ -128,6 +131,9 @@ class LongTtlTests(E2ETestCase):
         for _ in range(50):
             self.assertEqual(self.server.api("GET", "/key", k["key"]).status, 200)
         after = self.server.metrics()
+        present = {n for n, _, _ in after}
+        for name in ("mediagen_db_queries_total", "mediagen_redis_commands_total", "mediagen_key_cache_misses_total"):
+            self.assertIn(name, present)
         for name in ("mediagen_db_queries_total", "mediagen_redis_commands_total", "mediagen_key_cache_misses_total"):
             with self.subTest(metric=name):
                 self.assertEqual(metric_sum(after, name), metric_sum(before, name),

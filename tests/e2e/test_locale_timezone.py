@@ -1,10 +1,9 @@
 """X-Locale and X-Timezone (spec section 5, item 11)."""
 
 import unittest
-from datetime import timezone
 from zoneinfo import ZoneInfo
 
-from harness import E2ETestCase, ISO_RE, CYRILLIC_RE, MSG, fresh_ip, rand_path, parse_iso
+from harness import E2ETestCase, ISO_RE, CYRILLIC_RE, fresh_ip, parse_iso
 
 RU_VALUES = ("ru", "ru-RU", "ru_RU")
 EN_VALUES = ("en", "en-US", "en_US", "en-GB")

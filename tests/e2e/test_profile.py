@@ -5,7 +5,8 @@ import unittest
 from harness import E2ETestCase, ISO_RE, KEY_RE, MSG_405, parse_iso
 
 PROFILE_KEYS = {"id", "email", "name", "locale", "created_at", "updated_at", "balance"}
-KEY_INFO_KEYS = {"id", "name", "scopes", "expires_at", "created_at", "limits", "ai_monthly_limit_minor"}
+KEY_INFO_KEYS = {"id", "user_id", "name", "prefix", "scopes", "expires_at", "created_at", "limits",
+                 "ai_monthly_limit_minor"}
 
 
 class ProfileTests(E2ETestCase):

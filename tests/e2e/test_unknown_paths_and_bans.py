@@ -1,6 +1,5 @@
 """Unknown paths (spec 4.10, 7.1 endpoint_not_found) and the IP ban ladder (spec 8.1 ip_banned)."""
 
-import secrets
 import time
 import unittest
 from datetime import datetime, timezone
