@@ -163,6 +163,7 @@ class HttpServerTest : public MigratedTest {
     router->add_api(key_route("/whoami", http::Access::scope, auth::Scope::profile_read));
     router->add_api(key_route("/orders-only", http::Access::scope, auth::Scope::orders_write));
     router->add_api(key_route("/any-key", http::Access::any_key, auth::Scope::profile_read));
+    router->add_api(key_route("/reseller-only", http::Access::scope, auth::Scope::reseller_read));
     metrics = std::make_unique<http::Metrics>(counters);
     metrics->set_routes(router->patterns());
     ladder = std::make_unique<cache::BanLadder>(
@@ -177,8 +178,10 @@ class HttpServerTest : public MigratedTest {
                               .developers_url = "https://developers.example",
                               .redis_prefix = prefix});
     server = std::make_unique<http::Server>(
-        ioc, http::ServerOptions{.listen = {"127.0.0.1", 0}, .single_threaded = io_thread_count() == 1}, *pipeline,
-        *metrics);
+        ioc,
+        http::ServerOptions{
+            .listen = {"127.0.0.1", 0}, .max_connections = 64, .single_threaded = io_thread_count() == 1},
+        *pipeline, *metrics);
     server->start();
     port = server->bound().port;
     for (int i = 0; i < io_thread_count(); ++i) io_threads.emplace_back([this] { ioc.run(); });
@@ -504,6 +507,39 @@ TEST_F(HttpServerTest, LetsAnyActiveKeyThroughARouteWithoutPermission) {
   Request scoped = get("/api/whoami");
   scoped.set("X-API-KEY", key.plaintext);
   EXPECT_EQ(c.send(scoped).result_int(), 403);
+}
+
+TEST_F(HttpServerTest, RefusesTheWildcardOnAResellerRouteAndAdmitsTheNamedScope) {
+  db::Db db(db_url, &counters);
+  const auto user = account::create_user(db, {"reseller@example.com", "", Locale::en, {}});
+  auth::NewKey wildcard{.user = user.id};
+  wildcard.scopes.add_wildcard();
+  const auto star = auth::create_key(db, wildcard);
+  auth::NewKey named{.user = user.id};
+  named.scopes.add(auth::Scope::reseller_read);
+  const auto reseller = auth::create_key(db, named);
+
+  Client c(port);
+  const Reply refused = c.send(with_key(get("/api/reseller-only"), star));
+  EXPECT_EQ(refused.result_int(), 403);
+  EXPECT_EQ(refused.body(), R"({"success":false,"message":"This API key lacks the reseller.read permission.","data":null})");
+  EXPECT_EQ(c.send(with_key(get("/api/whoami"), star)).result_int(), 200) << "the wildcard passes other scopes";
+  EXPECT_EQ(c.send(with_key(get("/api/reseller-only"), reseller)).result_int(), 200);
+}
+
+TEST_F(HttpServerTest, ClosesConnectionsOverTheCapAndServesTheRest) {
+  std::vector<std::unique_ptr<Client>> held;
+  for (int i = 0; i < 64; ++i) held.push_back(std::make_unique<Client>(port));
+  for (int i = 0; i < 200 && server->connections() < 64; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(server->connections(), 64u);
+  // One more is accepted and closed at once: its request gets no answer.
+  Client extra(port);
+  EXPECT_ANY_THROW(extra.send(get("/api/echo")));
+  EXPECT_EQ(held.front()->send(post("/api/echo", "{}")).result_int(), 200) << "connections within the cap still work";
+  held.clear();
+  for (int i = 0; i < 200 && server->connections() > 0; ++i) std::this_thread::sleep_for(10ms);
+  Client later(port);
+  EXPECT_EQ(later.send(post("/api/echo", "{}")).result_int(), 200) << "the cap frees up as connections close";
 }
 
 TEST_F(HttpServerTest, Answers401ForADisabledKey) {
