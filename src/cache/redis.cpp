@@ -90,38 +90,16 @@ void Redis::connect() {
     throw RedisError("redis connect failed: " + why);
   }
   redisSetTimeout(ctx_, to_timeval(options_.command_timeout));
-  auto run = [&](std::vector<std::string> argv) {
-    std::vector<const char*> ptrs;
-    std::vector<std::size_t> lens;
-    for (auto& a : argv) {
-      ptrs.push_back(a.data());
-      lens.push_back(a.size());
-    }
-    auto* reply = static_cast<redisReply*>(redisCommandArgv(ctx_, static_cast<int>(argv.size()), ptrs.data(), lens.data()));
-    if (!reply) {
-      std::string why = ctx_->errstr;
-      drop();
-      throw RedisError("redis handshake failed: " + why);
-    }
-    bool error = reply->type == REDIS_REPLY_ERROR;
-    std::string text = error ? std::string(reply->str, reply->len) : "";
-    freeReplyObject(reply);
-    if (error) {
-      drop();
-      throw RedisError("redis handshake refused: " + text);
-    }
-  };
-  if (!address_.password.empty()) run({"AUTH", address_.password});
-  if (address_.db != 0) run({"SELECT", std::to_string(address_.db)});
+  try {
+    if (!address_.password.empty()) exec({"AUTH", address_.password});
+    if (address_.db != 0) exec({"SELECT", std::to_string(address_.db)});
+  } catch (const RedisError&) {
+    drop();
+    throw;
+  }
 }
 
-redisContext* Redis::context() {
-  if (!ctx_) connect();
-  return ctx_;
-}
-
-RedisReply Redis::command(const std::vector<std::string>& argv) {
-  if (!ctx_) connect();
+RedisReply Redis::exec(const std::vector<std::string>& argv) {
   std::vector<const char*> ptrs;
   std::vector<std::size_t> lens;
   ptrs.reserve(argv.size());
@@ -130,7 +108,6 @@ RedisReply Redis::command(const std::vector<std::string>& argv) {
     ptrs.push_back(a.data());
     lens.push_back(a.size());
   }
-  if (counters_) counters_->redis_commands.fetch_add(1, std::memory_order_relaxed);
   auto* reply = static_cast<redisReply*>(redisCommandArgv(ctx_, static_cast<int>(argv.size()), ptrs.data(), lens.data()));
   if (!reply) {
     std::string why = ctx_->errstr;
@@ -141,6 +118,17 @@ RedisReply Redis::command(const std::vector<std::string>& argv) {
   freeReplyObject(reply);
   if (out.type == RedisReply::Type::error) throw RedisError(out.str);
   return out;
+}
+
+redisContext* Redis::context() {
+  if (!ctx_) connect();
+  return ctx_;
+}
+
+RedisReply Redis::command(const std::vector<std::string>& argv) {
+  if (!ctx_) connect();
+  if (counters_) counters_->redis_commands.fetch_add(1, std::memory_order_relaxed);
+  return exec(argv);
 }
 
 RedisReply Redis::eval(std::string_view script, const std::vector<std::string>& keys,

@@ -64,6 +64,7 @@ class Redis {
 
  private:
   void connect();
+  RedisReply exec(const std::vector<std::string>& argv);  // on a connected context
   RedisOptions options_;
   RedisAddress address_;
   InfraCounters* counters_;
