@@ -67,9 +67,11 @@ int serve(const Config& config, bool run_migrations) {
                                      {"applied", static_cast<std::int64_t>(report.applied.size())}});
   }
 
-  cache::RedisOptions redis_options{.url = config.redis_url};
+  cache::RedisOptions redis_options{.url = config.redis_url, .client_name = "mediagen"};
   db::BlockingPool pool({.threads = config.db_pool_size, .database_url = config.database_url, .redis = redis_options},
                         counters);
+  cache::RedisOptions subscriber_options = redis_options;
+  subscriber_options.client_name = "mediagen-subscriber";
   cache::BanList bans;
   cache::BanLadder ladder({.ladder_seconds = config.ban_ladder_seconds,
                            .threshold = config.ban_threshold,
@@ -82,7 +84,7 @@ int serve(const Config& config, bool run_migrations) {
   const std::string invalidations = invalidation_channel(config.redis_prefix);
   bool first_connect = true;
   cache::Subscriber subscriber(
-      redis_options, {ladder.channel(), invalidations},
+      subscriber_options, {ladder.channel(), invalidations},
       [&](std::string_view channel, std::string_view payload) {
         if (channel == ladder.channel()) {
           if (auto event = cache::BanLadder::parse_event(payload)) {

@@ -93,6 +93,7 @@ void Redis::connect() {
   try {
     if (!address_.password.empty()) exec({"AUTH", address_.password});
     if (address_.db != 0) exec({"SELECT", std::to_string(address_.db)});
+    if (!options_.client_name.empty()) exec({"CLIENT", "SETNAME", options_.client_name});
   } catch (const RedisError&) {
     drop();
     throw;

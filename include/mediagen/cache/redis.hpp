@@ -28,6 +28,7 @@ struct RedisOptions {
   std::string url;
   std::chrono::milliseconds connect_timeout{1000};
   std::chrono::milliseconds command_timeout{1000};
+  std::string client_name;  // CLIENT SETNAME on connect, so operators can tell connections apart
 };
 
 class RedisError : public std::runtime_error {
