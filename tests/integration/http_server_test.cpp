@@ -240,6 +240,30 @@ class HttpServerTest : public MigratedTest {
   std::uint16_t port = 0;
 
   virtual int io_thread_count() const { return 1; }
+
+  // 16 clients, 10 keep-alive requests each, authenticated and JSON alternately.
+  void serve_many_clients() {
+    const auto key = create_key("read_only");
+    std::atomic<int> ok{0}, bad{0};
+    std::vector<std::thread> clients;
+    for (int t = 0; t < 16; ++t) {
+      clients.emplace_back([&, t] {
+        try {
+          Client c(port);
+          for (int i = 0; i < 10; ++i) {
+            const Reply r = (i % 2 == 0) ? c.send(with_key(get("/api/whoami"), key))
+                                         : c.send(post("/api/echo", "{\"t\":" + std::to_string(t) + "}"));
+            (r.result_int() == 200 ? ok : bad).fetch_add(1);
+          }
+        } catch (const std::exception&) {
+          bad.fetch_add(100);
+        }
+      });
+    }
+    for (auto& th : clients) th.join();
+    EXPECT_EQ(ok.load(), 160);
+    EXPECT_EQ(bad.load(), 0);
+  }
 };
 
 // The same server on two I/O threads, where each connection runs on a strand of its own.
@@ -622,51 +646,9 @@ TEST_F(HttpServerTest, Answers429WhenTheKeysRequestWindowIsSpent) {
   EXPECT_EQ(std::to_string(b["retry_after"].get<int>()), header(refused, "Retry-After"));
 }
 
-TEST_F(HttpServerTest, ServesManyClientsAtOnce) {
-  const auto key = create_key("read_only");
-  std::atomic<int> ok{0}, bad{0};
-  std::vector<std::thread> clients;
-  for (int t = 0; t < 16; ++t) {
-    clients.emplace_back([&, t] {
-      try {
-        Client c(port);
-        for (int i = 0; i < 10; ++i) {
-          const Reply r = (i % 2 == 0) ? c.send(with_key(get("/api/whoami"), key))
-                                       : c.send(post("/api/echo", "{\"t\":" + std::to_string(t) + "}"));
-          (r.result_int() == 200 ? ok : bad).fetch_add(1);
-        }
-      } catch (const std::exception&) {
-        bad.fetch_add(100);
-      }
-    });
-  }
-  for (auto& th : clients) th.join();
-  EXPECT_EQ(ok.load(), 160);
-  EXPECT_EQ(bad.load(), 0);
-}
+TEST_F(HttpServerTest, ServesManyClientsAtOnce) { serve_many_clients(); }
 
-TEST_F(HttpServerOnTwoThreadsTest, ServesManyClientsAtOnce) {
-  const auto key = create_key("read_only");
-  std::atomic<int> ok{0}, bad{0};
-  std::vector<std::thread> clients;
-  for (int t = 0; t < 16; ++t) {
-    clients.emplace_back([&, t] {
-      try {
-        Client c(port);
-        for (int i = 0; i < 10; ++i) {
-          const Reply r = (i % 2 == 0) ? c.send(with_key(get("/api/whoami"), key))
-                                       : c.send(post("/api/echo", "{\"t\":" + std::to_string(t) + "}"));
-          (r.result_int() == 200 ? ok : bad).fetch_add(1);
-        }
-      } catch (const std::exception&) {
-        bad.fetch_add(100);
-      }
-    });
-  }
-  for (auto& th : clients) th.join();
-  EXPECT_EQ(ok.load(), 160);
-  EXPECT_EQ(bad.load(), 0);
-}
+TEST_F(HttpServerOnTwoThreadsTest, ServesManyClientsAtOnce) { serve_many_clients(); }
 
 TEST_F(HttpServerOnTwoThreadsTest, AnswersEveryErrorShapeOnAnyThread) {
   Client c(port);
