@@ -3,9 +3,10 @@
 
 _packages_build=(cmake ninja-build g++ ccache pkg-config libboost1.81-all-dev nlohmann-json3-dev
   libpqxx-dev libhiredis-dev libssl-dev libspdlog-dev libhowardhinnant-date-dev libcli11-dev tzdata
+  libespeak-ng-dev espeak-ng-data libmp3lame-dev
   postgresql redis-server python3 curl ca-certificates)
-_packages_test=(libgtest-dev libgmock-dev googletest)
-_packages_bench=(nginx wrk)
+_packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev)
+_packages_bench=(nginx wrk espeak-ng lame)
 
 install_packages() {
   local wanted=("${_packages_build[@]}")
