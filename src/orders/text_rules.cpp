@@ -1,0 +1,249 @@
+#include "mediagen/orders/text_rules.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace mediagen::orders {
+
+namespace {
+
+constexpr bool is_continuation(unsigned char b) noexcept { return (b & 0xC0U) == 0x80U; }
+
+// Eight bytes at once: true when none has the high bit set.
+bool all_ascii8(const unsigned char* p) noexcept {
+  std::uint64_t word;
+  std::memcpy(&word, p, sizeof word);
+  return (word & 0x8080808080808080ULL) == 0;
+}
+
+// Closing punctuation that takes no space before it: a removed group's whitespace is dropped
+// when one of these follows.
+bool is_closing_punctuation(char32_t c) noexcept {
+  switch (c) {
+    case U'.': case U',': case U'!': case U'?': case U';': case U':': case U')': case U'}':
+    case U'\u2026':  // …
+    case U'\u00BB':  // »
+    case U'\u201D':  // ”
+    case U'\u2019':  // ’
+    case U'\u3002': case U'\uFF0C': case U'\u3001': case U'\uFF01': case U'\uFF1F':  // 。，、！？
+    case U'\uFF1B': case U'\uFF1A': case U'\uFF09': case U'\u300D': case U'\u300F':  // ；：）」』
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Length of the breaking-whitespace run at the start of `text`.
+std::size_t leading_space_length(std::string_view text) noexcept {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const CodePoint cp = decode_at(text, pos);
+    if (!is_space(cp.value)) break;
+    pos += cp.length;
+  }
+  return pos;
+}
+
+// Start of the breaking-whitespace run at the end of `text`.
+std::size_t trailing_space_start(std::string_view text) noexcept {
+  std::size_t pos = text.size();
+  while (pos > 0) {
+    const std::size_t start = previous_code_point_start(text, pos);
+    if (!is_space(decode_at(text, start).value)) break;
+    pos = start;
+  }
+  return pos;
+}
+
+int run_line_breaks(std::string_view run) noexcept {
+  int breaks = 0;
+  for (std::size_t pos = 0; pos < run.size();) {
+    const CodePoint cp = decode_at(run, pos);
+    if (cp.value == U'\r' && pos + 1 < run.size() && run[pos + 1] == '\n') {
+      pos += 1;  // CR LF: the LF counts
+    } else {
+      breaks += line_break_weight(cp.value);
+    }
+    pos += cp.length;
+  }
+  return breaks;
+}
+
+// The one run kept where a removed group had whitespace on both sides.
+std::string_view merged_run(std::string_view before, std::string_view after) noexcept {
+  if (before.empty()) return after;
+  if (after.empty()) return before;
+  return run_line_breaks(after) > run_line_breaks(before) ? after : before;
+}
+
+}  // namespace
+
+std::string_view to_string(CapacityUnit unit) noexcept {
+  return unit == CapacityUnit::utf8_bytes ? "utf8_bytes" : "chars";
+}
+
+std::optional<CapacityUnit> capacity_unit_from_string(std::string_view name) noexcept {
+  if (name == "chars") return CapacityUnit::chars;
+  if (name == "utf8_bytes") return CapacityUnit::utf8_bytes;
+  return std::nullopt;
+}
+
+bool is_valid_utf8(std::string_view text) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n && all_ascii8(p + i)) {
+      i += 8;
+      continue;
+    }
+    const unsigned char b0 = p[i];
+    if (b0 < 0x80) {
+      ++i;
+      continue;
+    }
+    if (b0 >= 0xC2 && b0 <= 0xDF) {  // 2 bytes; C0 and C1 would be overlong
+      if (i + 1 >= n || !is_continuation(p[i + 1])) return false;
+      i += 2;
+      continue;
+    }
+    if (b0 >= 0xE0 && b0 <= 0xEF) {  // 3 bytes
+      if (i + 2 >= n) return false;
+      const unsigned char b1 = p[i + 1];
+      if (b0 == 0xE0 && (b1 < 0xA0 || b1 > 0xBF)) return false;       // overlong
+      if (b0 == 0xED && (b1 < 0x80 || b1 > 0x9F)) return false;       // surrogates
+      if (!is_continuation(b1) || !is_continuation(p[i + 2])) return false;
+      i += 3;
+      continue;
+    }
+    if (b0 >= 0xF0 && b0 <= 0xF4) {  // 4 bytes
+      if (i + 3 >= n) return false;
+      const unsigned char b1 = p[i + 1];
+      if (b0 == 0xF0 && (b1 < 0x90 || b1 > 0xBF)) return false;       // overlong
+      if (b0 == 0xF4 && (b1 < 0x80 || b1 > 0x8F)) return false;       // above U+10FFFF
+      if (!is_continuation(b1) || !is_continuation(p[i + 2]) || !is_continuation(p[i + 3])) return false;
+      i += 4;
+      continue;
+    }
+    return false;  // stray continuation, C0/C1, F5..FF (5- and 6-byte forms, beyond U+10FFFF)
+  }
+  return true;
+}
+
+std::size_t count_code_points(std::string_view text) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t continuation = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p + i, sizeof word);
+    // A continuation byte is 10xxxxxx: bit 7 set and bit 6 clear. One mark per byte at bit 0
+    // after the shift; the multiplication sums the eight bytes into the top one.
+    const std::uint64_t marks = ((word & ~(word << 1)) >> 7) & 0x0101010101010101ULL;
+    continuation += static_cast<std::size_t>((marks * 0x0101010101010101ULL) >> 56);
+  }
+  for (; i < n; ++i) continuation += is_continuation(p[i]) ? 1 : 0;
+  return n - continuation;
+}
+
+std::size_t measure(std::string_view text, CapacityUnit unit) noexcept {
+  return unit == CapacityUnit::utf8_bytes ? count_utf8_bytes(text) : count_code_points(text);
+}
+
+CodePoint decode_at(std::string_view text, std::size_t pos) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data()) + pos;
+  const std::size_t left = text.size() - pos;
+  const unsigned char b0 = p[0];
+  if (b0 < 0x80) return {b0, 1};
+  if (b0 >= 0xC2 && b0 <= 0xDF && left >= 2 && is_continuation(p[1])) {
+    return {static_cast<char32_t>(((b0 & 0x1FU) << 6) | (p[1] & 0x3FU)), 2};
+  }
+  if (b0 >= 0xE0 && b0 <= 0xEF && left >= 3 && is_continuation(p[1]) && is_continuation(p[2])) {
+    const char32_t v = ((b0 & 0x0FU) << 12) | ((p[1] & 0x3FU) << 6) | (p[2] & 0x3FU);
+    if (v >= 0x800 && (v < 0xD800 || v > 0xDFFF)) return {v, 3};
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4 && left >= 4 && is_continuation(p[1]) && is_continuation(p[2]) &&
+      is_continuation(p[3])) {
+    const char32_t v = ((b0 & 0x07U) << 18) | ((p[1] & 0x3FU) << 12) | ((p[2] & 0x3FU) << 6) | (p[3] & 0x3FU);
+    if (v >= 0x10000 && v <= 0x10FFFF) return {v, 4};
+  }
+  return {b0, 1};
+}
+
+std::size_t previous_code_point_start(std::string_view text, std::size_t pos) noexcept {
+  if (pos == 0) return 0;
+  std::size_t start = pos - 1;
+  // At most three continuation bytes belong to one code point.
+  for (int back = 0; back < 3 && start > 0 && is_continuation(static_cast<unsigned char>(text[start])); ++back) {
+    --start;
+  }
+  // Only a lead byte whose sequence really ends at pos makes a code point; otherwise one byte.
+  if (decode_at(text, start).length == pos - start) return start;
+  return pos - 1;
+}
+
+std::string_view trim_spaces(std::string_view text) noexcept {
+  const std::size_t begin = leading_space_length(text);
+  text.remove_prefix(begin);
+  text.remove_suffix(text.size() - trailing_space_start(text));
+  return text;
+}
+
+std::string strip_brackets(std::string_view text) {
+  if (text.find('[') == std::string_view::npos) return std::string(text);
+
+  // Outermost matched groups, in text order. Each ']' closes the nearest open '['; a new pair
+  // swallows the groups recorded inside it (they sit at the end of the list).
+  std::vector<std::size_t> open;
+  std::vector<std::pair<std::size_t, std::size_t>> groups;  // [first, last] byte positions
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '[') {
+      open.push_back(i);
+    } else if (text[i] == ']' && !open.empty()) {
+      const std::size_t first = open.back();
+      open.pop_back();
+      while (!groups.empty() && groups.back().first > first) groups.pop_back();
+      groups.emplace_back(first, i);
+    }
+  }
+  if (groups.empty()) return std::string(text);
+
+  std::string out;
+  out.reserve(text.size());
+  bool after_group = false;  // a group was removed and no visible text written since
+  std::size_t from = 0;
+  for (std::size_t g = 0; g <= groups.size(); ++g) {
+    const bool last = g == groups.size();
+    const std::string_view segment = text.substr(from, (last ? text.size() : groups[g].first) - from);
+    if (!after_group) {
+      out.append(segment);
+    } else {
+      const std::size_t lead = leading_space_length(segment);
+      const std::string_view after = segment.substr(0, lead);
+      const std::string_view rest = segment.substr(lead);
+      const std::size_t tail = trailing_space_start(out);
+      const std::string before(std::string_view(out).substr(tail));
+      out.resize(tail);
+      if (rest.empty()) {
+        // Only whitespace between this group and the next one (or the end of the text).
+        if (!last && tail > 0) out.append(merged_run(before, after));
+      } else {
+        const bool at_start = tail == 0;
+        const bool punctuation_follows = is_closing_punctuation(decode_at(rest, 0).value);
+        if (!at_start && !punctuation_follows) out.append(merged_run(before, after));
+        out.append(rest);
+        after_group = false;
+      }
+    }
+    if (!last) {
+      after_group = true;
+      from = groups[g].second + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace mediagen::orders
