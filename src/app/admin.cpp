@@ -12,6 +12,9 @@
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/pg.hpp"
+#include "mediagen/engines/espeak_voices.hpp"
+#include "mediagen/templates/seed.hpp"
+#include "mediagen/voices/voices.hpp"
 
 namespace mediagen::app {
 
@@ -51,16 +54,51 @@ nlohmann::ordered_json user_json(const account::Profile& p) {
 int admin_seed_demo(const Config& config) {
   InfraCounters counters;
   db::Db db(config.database_url, &counters);
-  auto assets = db::transact(db, [&](pqxx::work& tx) {
+  // The voice catalogues are built from the synthesiser's voices installed on this machine.
+  std::vector<voices::SourceVoice> source_voices;
+  std::vector<voices::SourceVariant> source_variants;
+  auto gender = [](engines::EspeakGender g) {
+    return g == engines::EspeakGender::unknown ? std::string() : std::string(engines::to_string(g));
+  };
+  try {
+    for (const auto& v : engines::list_espeak_voices()) {
+      if (v.languages.empty()) continue;
+      source_voices.push_back({v.identifier, v.languages.front().tag, v.name, gender(v.gender)});
+    }
+    for (const auto& v : engines::list_espeak_variants()) {
+      source_variants.push_back({v.key, v.name, gender(v.gender), v.age});
+    }
+  } catch (const std::runtime_error& e) {
+    return fail(std::string("cannot list the speech voices: ") + e.what());
+  }
+  const auto catalogue = voices::build_catalogue(std::move(source_voices), std::move(source_variants));
+  if (catalogue.empty()) return fail("the speech synthesiser lists no voices; is espeak-ng-data installed?");
+
+  nlohmann::ordered_json out;
+  db::transact(db, [&](pqxx::work& tx) {
     // The platform currency is created by the first migration; make sure it is active.
     tx.exec("UPDATE currency_assets SET is_active = true, deleted_at = NULL WHERE is_default");
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    nlohmann::ordered_json assets = nlohmann::ordered_json::array();
     for (const auto& row : tx.exec("SELECT code, precision FROM currency_assets WHERE deleted_at IS NULL ORDER BY id")) {
-      list.push_back({{"code", row[0].as<std::string>()}, {"precision", row[1].as<int>()}});
+      assets.push_back({{"code", row[0].as<std::string>()}, {"precision", row[1].as<int>()}});
     }
-    return list;
+    const auto services = templates::seed_catalogue(db, tx);
+    const auto seeded_voices = voices::seed_voices(db, tx, catalogue);
+    nlohmann::ordered_json service_list = nlohmann::ordered_json::array();
+    for (const auto& s : services.services) {
+      service_list.push_back({{"key", s.key}, {"kind", s.kind}, {"models", s.models}});
+    }
+    nlohmann::ordered_json voice_counts = nlohmann::ordered_json::object();
+    for (const auto& [service, count] : seeded_voices.voices) voice_counts[service] = count;
+    out["currency_assets"] = std::move(assets);
+    out["plans"] = nlohmann::ordered_json::array();
+    out["services"] = std::move(service_list);
+    out["voices"] = std::move(voice_counts);
+    out["voices_deactivated"] = seeded_voices.deactivated;
+    out["voice_tags"] = seeded_voices.tags;
+    out["languages"] = services.languages;
   });
-  print({{"currency_assets", assets}, {"plans", nlohmann::ordered_json::array()}});
+  print(out);
   return 0;
 }
 

@@ -19,6 +19,9 @@
 #include "mediagen/db/pg.hpp"
 #include "mediagen/http/pipeline.hpp"
 #include "mediagen/http/server.hpp"
+#include "mediagen/orders/routes.hpp"
+#include "mediagen/templates/routes.hpp"
+#include "mediagen/voices/routes.hpp"
 #include "ops_handler.hpp"
 
 namespace mediagen::app {
@@ -115,6 +118,14 @@ int serve(const Config& config, bool run_migrations) {
   add_open_routes(router);
   auth::register_routes(router, pool);
   account::register_routes(router, pool);
+  templates::register_routes(router, pool);
+  voices::register_routes(router, pool);
+  orders::register_preview_routes(
+      router, pool,
+      {.redis_prefix = config.redis_prefix, .on_ready = [](UserId user, std::string_view preview_id) {
+         // The realtime `ready` event on private-chunks.preview.{userId} is published here.
+         log::debug("preview ready", {{"user", user.value}, {"preview_id", preview_id}});
+       }});
 
   http::Metrics metrics(counters);
   metrics.set_routes(router.patterns());

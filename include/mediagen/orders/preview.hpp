@@ -1,0 +1,51 @@
+#pragma once
+// Chunk preview (spec 4.1.2): the plan of a text for a template, free, cached per key owner.
+//   preview_id = sha256 hex of (sha256 hex of the raw input_text, task type, template id and the
+//   settings that decide the plan, generation mode): deterministic, and computable from a
+//   text_hash alone, which is what GET /orders/chunks/preview?text_hash= needs.
+//   The whole plan is stored once in Redis for kPreviewTtl; pages are cut from it on read.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "mediagen/orders/chunker.hpp"
+
+namespace mediagen::orders {
+
+// Longer tts texts are planned in the background: POST answers 202 "processing".
+inline constexpr std::size_t kSyncPreviewChars = 50000;
+inline constexpr std::chrono::seconds kPreviewTtl{1800};
+inline constexpr std::size_t kDefaultPreviewPerPage = 100;
+inline constexpr std::size_t kMaxPreviewPerPage = 500;
+
+// What a plan depends on besides the text: from the template (tts) or the task type.
+struct PreviewSettings {
+  std::string task_type = "tts";
+  std::string template_id;      // empty without a template
+  std::string service_key;
+  std::string model_id;
+  std::string fingerprint;      // the template settings that decide the plan, canonical JSON
+  ChunkerOptions chunker;
+  std::int64_t price_per_1k_minor = 0;  // per 1,000 tokens
+  std::string currency_code = "USD";
+  int currency_precision = 2;
+};
+
+std::string text_hash(std::string_view raw_text);  // lowercase sha256 hex
+bool is_text_hash(std::string_view value);         // 64 lowercase hex characters
+std::string preview_id(std::string_view text_hash_hex, const PreviewSettings& settings);
+
+// The stored document: {"status":"ready","preview_id","summary":{...},"chunks":[...]}.
+std::string render_plan(const ChunkPlan& plan, const PreviewSettings& settings, std::string_view id);
+// The stored document while the plan is being made: {"status":"processing","preview_id"}.
+std::string render_processing(std::string_view id);
+
+// The response data for one page of a stored document: {status, preview_id, summary, chunks,
+// page:{current_page, per_page, total, has_more}}; a page past the end has no chunks.
+// nullopt when the stored document is unreadable.
+std::optional<std::string> page_of(std::string_view stored, std::size_t page, std::size_t per_page);
+bool is_processing(std::string_view stored);
+
+}  // namespace mediagen::orders

@@ -1,0 +1,15 @@
+#pragma once
+namespace mediagen::http {
+class Router;
+}
+namespace mediagen::db {
+class BlockingPool;
+}
+
+namespace mediagen::templates {
+
+// GET/POST /templates, GET /templates/browse, GET /templates/config-options,
+// GET/PUT/PATCH/DELETE /templates/{template} (templates.read / templates.write).
+void register_routes(http::Router& router, db::BlockingPool& pool);
+
+}  // namespace mediagen::templates

@@ -1,0 +1,58 @@
+#include "preview_settings.hpp"
+
+#include "mediagen/billing/ledger.hpp"
+#include "mediagen/db/pg.hpp"
+#include "mediagen/templates/templates.hpp"
+
+namespace mediagen::orders {
+
+namespace {
+
+// Prompts of template-less generative services are short; they are planned as one chunk.
+constexpr std::size_t kPromptCapacity = 5000;
+
+CapacityUnit to_orders_unit(templates::CapacityUnit unit) {
+  return unit == templates::CapacityUnit::utf8_bytes ? CapacityUnit::utf8_bytes : CapacityUnit::chars;
+}
+
+void set_currency(db::Db& db, PreviewSettings& s) {
+  auto asset = db::read(db, [&](pqxx::transaction_base& tx) { return billing::default_asset(db, tx); });
+  s.currency_code = asset.code;
+  s.currency_precision = asset.precision;
+}
+
+}  // namespace
+
+Result<PreviewSettings> resolve_preview_settings(db::Db& db, UserId user, const std::optional<std::string>& template_id,
+                                                 std::string_view task_type, GenerationMode mode) {
+  PreviewSettings s;
+  s.task_type = std::string(task_type);
+  s.chunker.mode = mode;
+  if (template_id) {
+    auto stored = templates::load_template(db, user, *template_id);
+    if (!stored) return stored.error();
+    auto setup = templates::validate_stored(db, *stored);
+    if (!setup) return setup.error();
+    s.template_id = stored->id;
+    s.service_key = setup->service.key;
+    s.model_id = setup->model.model_id;
+    s.fingerprint = setup->service.key + "\n" + setup->config_json;
+    s.chunker.capacity = static_cast<std::size_t>(setup->model.capacity);
+    s.chunker.unit = to_orders_unit(setup->model.capacity_unit);
+    s.price_per_1k_minor = setup->model.price_per_1k_minor;
+  } else {
+    // sfx, music, voice_search: no template; the prompt is one chunk of the service.
+    s.service_key = s.task_type;
+    s.chunker.capacity = kPromptCapacity;
+    s.chunker.unit = CapacityUnit::chars;
+    s.chunker.mode = GenerationMode::ordinary;
+    if (auto service = templates::find_service(db, s.task_type); service && !service->models.empty()) {
+      s.model_id = service->models.front().model_id;
+      s.price_per_1k_minor = service->models.front().price_per_1k_minor;
+    }
+  }
+  set_currency(db, s);
+  return s;
+}
+
+}  // namespace mediagen::orders

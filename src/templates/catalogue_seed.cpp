@@ -1,0 +1,256 @@
+// The demo catalogue as data, and its upsert.
+#include <nlohmann/json.hpp>
+
+#include "mediagen/db/pg.hpp"
+#include "mediagen/templates/seed.hpp"
+
+namespace mediagen::templates {
+namespace {
+
+struct LanguageRow {
+  const char* code;
+  const char* en;
+  const char* ru;
+};
+
+// Names of the languages the speech voices speak (primary subtags), plus zh.
+constexpr LanguageRow kLanguages[] = {
+    {"af", "Afrikaans", "Африкаанс"},
+    {"am", "Amharic", "Амхарский"},
+    {"an", "Aragonese", "Арагонский"},
+    {"ar", "Arabic", "Арабский"},
+    {"as", "Assamese", "Ассамский"},
+    {"az", "Azerbaijani", "Азербайджанский"},
+    {"ba", "Bashkir", "Башкирский"},
+    {"be", "Belarusian", "Белорусский"},
+    {"bg", "Bulgarian", "Болгарский"},
+    {"bn", "Bengali", "Бенгальский"},
+    {"bpy", "Bishnupriya Manipuri", "Бишнуприя-манипури"},
+    {"bs", "Bosnian", "Боснийский"},
+    {"ca", "Catalan", "Каталанский"},
+    {"chr", "Cherokee", "Чероки"},
+    {"cmn", "Mandarin Chinese", "Китайский (путунхуа)"},
+    {"cs", "Czech", "Чешский"},
+    {"cv", "Chuvash", "Чувашский"},
+    {"cy", "Welsh", "Валлийский"},
+    {"da", "Danish", "Датский"},
+    {"de", "German", "Немецкий"},
+    {"el", "Greek", "Греческий"},
+    {"en", "English", "Английский"},
+    {"eo", "Esperanto", "Эсперанто"},
+    {"es", "Spanish", "Испанский"},
+    {"et", "Estonian", "Эстонский"},
+    {"eu", "Basque", "Баскский"},
+    {"fa", "Persian", "Персидский"},
+    {"fi", "Finnish", "Финский"},
+    {"fr", "French", "Французский"},
+    {"ga", "Irish", "Ирландский"},
+    {"gd", "Scottish Gaelic", "Шотландский гэльский"},
+    {"gn", "Guarani", "Гуарани"},
+    {"grc", "Ancient Greek", "Древнегреческий"},
+    {"gu", "Gujarati", "Гуджарати"},
+    {"hak", "Hakka Chinese", "Китайский (хакка)"},
+    {"haw", "Hawaiian", "Гавайский"},
+    {"he", "Hebrew", "Иврит"},
+    {"hi", "Hindi", "Хинди"},
+    {"hr", "Croatian", "Хорватский"},
+    {"ht", "Haitian Creole", "Гаитянский креольский"},
+    {"hu", "Hungarian", "Венгерский"},
+    {"hy", "Armenian", "Армянский"},
+    {"hyw", "Western Armenian", "Западноармянский"},
+    {"ia", "Interlingua", "Интерлингва"},
+    {"id", "Indonesian", "Индонезийский"},
+    {"io", "Ido", "Идо"},
+    {"is", "Icelandic", "Исландский"},
+    {"it", "Italian", "Итальянский"},
+    {"ja", "Japanese", "Японский"},
+    {"jbo", "Lojban", "Ложбан"},
+    {"ka", "Georgian", "Грузинский"},
+    {"kk", "Kazakh", "Казахский"},
+    {"kl", "Greenlandic", "Гренландский"},
+    {"kn", "Kannada", "Каннада"},
+    {"ko", "Korean", "Корейский"},
+    {"kok", "Konkani", "Конкани"},
+    {"ku", "Kurdish", "Курдский"},
+    {"ky", "Kyrgyz", "Киргизский"},
+    {"la", "Latin", "Латинский"},
+    {"lb", "Luxembourgish", "Люксембургский"},
+    {"lfn", "Lingua Franca Nova", "Лингва франка нова"},
+    {"lt", "Lithuanian", "Литовский"},
+    {"ltg", "Latgalian", "Латгальский"},
+    {"lv", "Latvian", "Латышский"},
+    {"mi", "Maori", "Маори"},
+    {"mk", "Macedonian", "Македонский"},
+    {"ml", "Malayalam", "Малаялам"},
+    {"mr", "Marathi", "Маратхи"},
+    {"ms", "Malay", "Малайский"},
+    {"mt", "Maltese", "Мальтийский"},
+    {"my", "Burmese", "Бирманский"},
+    {"nb", "Norwegian Bokmål", "Норвежский (букмол)"},
+    {"nci", "Classical Nahuatl", "Классический науатль"},
+    {"ne", "Nepali", "Непальский"},
+    {"nl", "Dutch", "Нидерландский"},
+    {"nog", "Nogai", "Ногайский"},
+    {"om", "Oromo", "Оромо"},
+    {"or", "Odia", "Ория"},
+    {"pa", "Punjabi", "Панджаби"},
+    {"pap", "Papiamento", "Папьяменто"},
+    {"piqd", "Klingon", "Клингонский"},
+    {"pl", "Polish", "Польский"},
+    {"pt", "Portuguese", "Португальский"},
+    {"py", "Pyash", "Пьяш"},
+    {"qdb", "Belter", "Белтерский"},
+    {"qu", "Quechua", "Кечуа"},
+    {"quc", "K'iche'", "Киче"},
+    {"qya", "Quenya", "Квенья"},
+    {"ro", "Romanian", "Румынский"},
+    {"ru", "Russian", "Русский"},
+    {"sd", "Sindhi", "Синдхи"},
+    {"shn", "Shan", "Шанский"},
+    {"si", "Sinhala", "Сингальский"},
+    {"sjn", "Sindarin", "Синдарин"},
+    {"sk", "Slovak", "Словацкий"},
+    {"sl", "Slovenian", "Словенский"},
+    {"smj", "Lule Sami", "Луле-саамский"},
+    {"sq", "Albanian", "Албанский"},
+    {"sr", "Serbian", "Сербский"},
+    {"sv", "Swedish", "Шведский"},
+    {"sw", "Swahili", "Суахили"},
+    {"ta", "Tamil", "Тамильский"},
+    {"te", "Telugu", "Телугу"},
+    {"th", "Thai", "Тайский"},
+    {"tk", "Turkmen", "Туркменский"},
+    {"tn", "Tswana", "Тсвана"},
+    {"tr", "Turkish", "Турецкий"},
+    {"tt", "Tatar", "Татарский"},
+    {"ug", "Uyghur", "Уйгурский"},
+    {"uk", "Ukrainian", "Украинский"},
+    {"ur", "Urdu", "Урду"},
+    {"uz", "Uzbek", "Узбекский"},
+    {"vi", "Vietnamese", "Вьетнамский"},
+    {"yue", "Cantonese", "Кантонский"},
+    {"zh", "Chinese", "Китайский"},
+};
+
+// Languages of the fast fourth-generation model: a smaller set than the multilingual ones.
+const std::vector<std::string> kFlashLanguages{"de", "en", "es", "fr", "hi", "it", "ja", "ko",
+                                               "nl", "pl", "pt", "ru", "sv", "tr", "uk"};
+
+std::string pg_array(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    out += '"';
+    for (char c : items[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+const std::vector<SeedService>& demo_services() {
+  static const std::vector<SeedService> services{
+      {"provider_a", ServiceKind::tts, "Provider A", CapacityUnit::chars,
+       {{"a-multilingual-v2", "Multilingual v2", 2, 5000, 180, {}},
+        {"a-v3", "v3", 3, 5000, 150, {}},
+        {"a-v3-turbo", "v3 Turbo", 3, 5000, 90, {}},
+        {"a-v4", "v4", 4, 3000, 240, {}},
+        {"a-v4-flash", "v4 Flash", 4, 3000, 60, kFlashLanguages}}},
+      {"provider_b", ServiceKind::tts, "Provider B", CapacityUnit::chars,
+       {{"b-standard", "Standard", 1, 3000, 40, {}}}},
+      {"provider_c", ServiceKind::tts, "Provider C", CapacityUnit::chars,
+       {{"c-one", "One", 1, 2000, 50, {}},
+        {"c-two", "Two", 1, 2000, 100, {}},
+        {"c-three", "Three", 1, 2000, 160, {}}}},
+      {"provider_d", ServiceKind::tts, "Provider D", CapacityUnit::utf8_bytes,
+       {{"d-base", "Base", 1, 4000, 70, {}}}},
+      // Template-less services: their models and prices come with the issues that build them.
+      {"sfx", ServiceKind::sfx, "Sound effects", CapacityUnit::chars, {}},
+      {"music", ServiceKind::music, "Music", CapacityUnit::chars, {}},
+      {"voice_search", ServiceKind::voice_search, "Voice search", CapacityUnit::chars, {}},
+  };
+  return services;
+}
+
+std::vector<std::string> all_settings() {
+  return {std::string(kStability), std::string(kSimilarityBoost), std::string(kUseSpeakerBoost), std::string(kSpeed)};
+}
+
+std::vector<std::string> basic_settings(std::string_view service_key, int generation) {
+  if (service_key == "provider_a" && generation == 3) return {std::string(kStability)};
+  if (service_key == "provider_a" && generation >= 4) return {std::string(kStability), std::string(kSimilarityBoost)};
+  return all_settings();
+}
+
+std::string default_settings_schema_json() {
+  nlohmann::ordered_json schema = {
+      {"stability", {{"type", "number"}, {"min", 0.0}, {"max", 1.0}, {"default", 0.5}}},
+      {"similarity_boost", {{"type", "number"}, {"min", 0.0}, {"max", 1.0}, {"default", 0.75}}},
+      {"use_speaker_boost", {{"type", "boolean"}, {"default", true}}},
+      {"speed", {{"type", "number"}, {"min", 0.7}, {"max", 1.2}, {"default", 1.0}}},
+  };
+  return schema.dump();
+}
+
+CatalogueSeedReport seed_catalogue(db::Db& db, pqxx::transaction_base& tx) {
+  CatalogueSeedReport report;
+  const std::string schema = default_settings_schema_json();
+  int service_position = 0;
+  for (const auto& s : demo_services()) {
+    ++service_position;
+    // An operator's is_active stays; the descriptive columns follow the code.
+    auto rows = tx.exec_params(
+        "INSERT INTO services (key, kind, name, capacity_unit, position) VALUES ($1, $2, $3, $4, $5)"
+        " ON CONFLICT (key) DO UPDATE SET kind = EXCLUDED.kind, name = EXCLUDED.name,"
+        " capacity_unit = EXCLUDED.capacity_unit, position = EXCLUDED.position, updated_at = now()"
+        " RETURNING id",
+        s.key, std::string(to_string(s.kind)), s.name, std::string(to_string(s.capacity_unit)), service_position);
+    db.count();
+    const auto service_id = rows[0][0].as<std::int64_t>();
+    CatalogueSeedReport::Service item{s.key, std::string(to_string(s.kind)), {}};
+    int model_position = 0;
+    for (const auto& m : s.models) {
+      ++model_position;
+      std::optional<std::string> languages;
+      if (!m.languages.empty()) languages = pg_array(m.languages);
+      // Price, capacity and is_active of an existing model are the operator's: kept.
+      tx.exec_params(
+          "INSERT INTO service_models (service_id, model_id, name, generation, capacity, capacity_unit,"
+          " price_per_1k_minor, settings_honoured, settings_basic, settings_schema, languages, position)"
+          " VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[], $9::text[], $10::jsonb, $11::text[], $12)"
+          " ON CONFLICT (service_id, model_id) DO UPDATE SET name = EXCLUDED.name,"
+          " generation = EXCLUDED.generation, capacity_unit = EXCLUDED.capacity_unit,"
+          " settings_honoured = EXCLUDED.settings_honoured, settings_basic = EXCLUDED.settings_basic,"
+          " settings_schema = EXCLUDED.settings_schema, languages = EXCLUDED.languages,"
+          " position = EXCLUDED.position, updated_at = now()",
+          service_id, m.model_id, m.name, m.generation, m.capacity, std::string(to_string(s.capacity_unit)),
+          m.price_per_1k_minor, pg_array(all_settings()), pg_array(basic_settings(s.key, m.generation)), schema,
+          languages, model_position);
+      db.count();
+      item.models.push_back(m.model_id);
+    }
+    if (s.kind == ServiceKind::tts) {
+      tx.exec_params(
+          "INSERT INTO service_modes (service_id, mode, name, position) VALUES ($1, 'mode_v1', 'Standard', 1)"
+          " ON CONFLICT (service_id, mode) DO UPDATE SET name = EXCLUDED.name, position = EXCLUDED.position",
+          service_id);
+      db.count();
+    }
+    report.services.push_back(std::move(item));
+  }
+  for (const auto& l : kLanguages) {
+    tx.exec_params(
+        "INSERT INTO languages (code, name_en, name_ru) VALUES ($1, $2, $3)"
+        " ON CONFLICT (code) DO UPDATE SET name_en = EXCLUDED.name_en, name_ru = EXCLUDED.name_ru",
+        std::string(l.code), std::string(l.en), std::string(l.ru));
+    db.count();
+    ++report.languages;
+  }
+  return report;
+}
+
+}  // namespace mediagen::templates

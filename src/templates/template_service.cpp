@@ -1,0 +1,137 @@
+// Template rules: ownership, validation against the current catalogue, the merge-patch update.
+#include <nlohmann/json.hpp>
+
+#include "mediagen/templates/validation.hpp"
+#include "template_store.hpp"
+
+namespace mediagen::templates {
+namespace {
+
+// The catalogue as seen from one transaction.
+class SqlCatalogue final : public CatalogueView {
+ public:
+  SqlCatalogue(db::Db& db, pqxx::transaction_base& tx) : db_(db), tx_(tx) {}
+  std::optional<ServiceCatalogue> service(std::string_view key) override { return load_service(db_, tx_, key); }
+  std::optional<CatalogueVoice> voice(const ServiceCatalogue& service, std::string_view voice_id) override {
+    return find_voice(db_, tx_, service.service.id, voice_id);
+  }
+
+ private:
+  db::Db& db_;
+  pqxx::transaction_base& tx_;
+};
+
+ApiError access_denied() { return ApiError::refusal(403, Reason::template_access_denied); }
+
+// The owner check of every use of a template: missing or deleted is 404, another account's 403.
+Result<Template> owned(std::optional<store::Row> row, UserId user) {
+  if (!row || row->deleted) return ApiError::not_found();
+  if (row->tpl.user_id != user) return access_denied();
+  return std::move(row->tpl);
+}
+
+// The stored template as a document of the same shape as a create body.
+nlohmann::json document_of(const Template& t) {
+  nlohmann::json doc = nlohmann::json::object();
+  doc["service_key"] = t.service_key;
+  doc["name"] = t.name;
+  doc["config"] = nlohmann::json::parse(t.config_json, nullptr, false);
+  if (doc["config"].is_discarded()) doc["config"] = nlohmann::json::object();
+  return doc;
+}
+
+std::string describe(const ApiError& e) {
+  std::string out;
+  for (const auto& f : e.fields) {
+    if (!out.empty()) out += ", ";
+    out += f.field;
+    for (const auto& m : f.messages) out += " " + m.key;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Template> load_template(db::Db& db, UserId user, std::string_view template_id) {
+  if (!is_uuid(template_id)) return ApiError::not_found();
+  auto row = db::read(db, [&](pqxx::transaction_base& tx) { return store::find(db, tx, template_id, false); });
+  return owned(std::move(row), user);
+}
+
+Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json) {
+  nlohmann::json doc = nlohmann::json::object();
+  doc["service_key"] = std::string(service_key);
+  auto config = nlohmann::json::parse(config_json, nullptr, false);
+  doc["config"] = config.is_discarded() ? nlohmann::json(nullptr) : std::move(config);
+  auto checked = db::read(db, [&](pqxx::transaction_base& tx) {
+    SqlCatalogue catalogue(db, tx);
+    return validate_template(doc, catalogue, NameRule::ignored);
+  });
+  if (!checked) {
+    ApiError e = ApiError::refusal(422, Reason::template_model_outdated);
+    e.internal = "stored " + std::string(service_key) +
+                 " settings fail the current catalogue: " + describe(checked.error());
+    return e;
+  }
+  return std::move(checked->setup);
+}
+
+Result<SpeechSetup> validate_stored(db::Db& db, const Template& stored) {
+  return validate_stored(db, stored.service_key, stored.config_json);
+}
+
+Result<Template> create_template(db::Db& db, UserId user, const nlohmann::json& body) {
+  return db::transact(db, [&](pqxx::work& tx) -> Result<Template> {
+    SqlCatalogue catalogue(db, tx);
+    auto checked = validate_template(body, catalogue, NameRule::required);
+    if (!checked) return checked.error();
+    return store::insert(db, tx, user, checked->setup.service.key, checked->name, checked->setup.config_json);
+  });
+}
+
+Result<Template> update_template(db::Db& db, UserId user, std::string_view template_id, const nlohmann::json& patch) {
+  if (!is_uuid(template_id)) return ApiError::not_found();
+  return db::transact(db, [&](pqxx::work& tx) -> Result<Template> {
+    auto current = owned(store::find(db, tx, template_id, /*lock=*/true), user);
+    if (!current) return current.error();
+    if (!patch.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
+    nlohmann::json doc = document_of(*current);
+    doc.merge_patch(patch);
+    SqlCatalogue catalogue(db, tx);
+    auto checked = validate_template(doc, catalogue, NameRule::required);
+    if (!checked) return checked.error();
+    auto updated = store::update(db, tx, template_id, checked->setup.service.key, checked->name,
+                                 checked->setup.config_json);
+    if (!updated) return ApiError::not_found();  // cannot happen under the row lock; kept for safety
+    return std::move(*updated);
+  });
+}
+
+Result<void> delete_template(db::Db& db, UserId user, std::string_view template_id) {
+  if (!is_uuid(template_id)) return ApiError::not_found();
+  return db::transact(db, [&](pqxx::work& tx) -> Result<void> {
+    auto current = owned(store::find(db, tx, template_id, /*lock=*/true), user);
+    if (!current) return current.error();
+    store::soft_delete(db, tx, template_id);
+    return {};
+  });
+}
+
+std::vector<Template> list_templates(db::Db& db, UserId user) {
+  return db::read(db, [&](pqxx::transaction_base& tx) { return store::list(db, tx, user); });
+}
+
+TemplatePage browse_templates(db::Db& db, UserId user, std::int64_t page, std::int64_t per_page) {
+  return db::transact(db, [&](pqxx::work& tx) {
+    TemplatePage out;
+    out.page = page;
+    out.per_page = per_page;
+    out.total = store::count(db, tx, user);
+    const std::int64_t pages = (out.total + per_page - 1) / per_page;
+    // Beyond the last page: an empty page (the offset is never computed, so it cannot overflow).
+    if (page - 1 < pages) out.items = store::page(db, tx, user, (page - 1) * per_page, per_page);
+    return out;
+  });
+}
+
+}  // namespace mediagen::templates
