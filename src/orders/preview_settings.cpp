@@ -11,10 +11,6 @@ namespace {
 // Prompts of template-less generative services are short; they are planned as one chunk.
 constexpr std::size_t kPromptCapacity = 5000;
 
-CapacityUnit to_orders_unit(templates::CapacityUnit unit) {
-  return unit == templates::CapacityUnit::utf8_bytes ? CapacityUnit::utf8_bytes : CapacityUnit::chars;
-}
-
 void set_currency(db::Db& db, PreviewSettings& s) {
   auto asset = db::read(db, [&](pqxx::transaction_base& tx) { return billing::default_asset(db, tx); });
   s.currency_code = asset.code;
@@ -38,7 +34,7 @@ Result<PreviewSettings> resolve_preview_settings(db::Db& db, UserId user, const 
     s.model_id = setup->model.model_id;
     s.fingerprint = setup->service.key + "\n" + setup->config_json;
     s.chunker.capacity = static_cast<std::size_t>(setup->model.capacity);
-    s.chunker.unit = to_orders_unit(setup->model.capacity_unit);
+    s.chunker.unit = setup->model.capacity_unit;
     s.price_per_1k_minor = setup->model.price_per_1k_minor;
   } else {
     // sfx, music, voice_search: no template; the prompt is one chunk of the service.

@@ -80,16 +80,6 @@ std::string_view merged_run(std::string_view before, std::string_view after) noe
 
 }  // namespace
 
-std::string_view to_string(CapacityUnit unit) noexcept {
-  return unit == CapacityUnit::utf8_bytes ? "utf8_bytes" : "chars";
-}
-
-std::optional<CapacityUnit> capacity_unit_from_string(std::string_view name) noexcept {
-  if (name == "chars") return CapacityUnit::chars;
-  if (name == "utf8_bytes") return CapacityUnit::utf8_bytes;
-  return std::nullopt;
-}
-
 bool is_valid_utf8(std::string_view text) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();

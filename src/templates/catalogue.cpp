@@ -6,20 +6,6 @@
 
 namespace mediagen::templates {
 
-std::string_view to_string(CapacityUnit unit) {
-  switch (unit) {
-    case CapacityUnit::chars: return "chars";
-    case CapacityUnit::utf8_bytes: return "utf8_bytes";
-  }
-  return "chars";
-}
-
-std::optional<CapacityUnit> parse_capacity_unit(std::string_view text) {
-  if (text == "chars") return CapacityUnit::chars;
-  if (text == "utf8_bytes") return CapacityUnit::utf8_bytes;
-  return std::nullopt;
-}
-
 std::string_view to_string(ServiceKind kind) {
   switch (kind) {
     case ServiceKind::tts: return "tts";

@@ -73,7 +73,7 @@ ServiceCatalogue from_row(const pqxx::row& r) {
   c.service.key = r[1].as<std::string>();
   c.service.kind = parse_service_kind(r[2].as<std::string>()).value_or(ServiceKind::tts);
   c.service.name = r[3].as<std::string>();
-  c.service.capacity_unit = parse_capacity_unit(r[4].as<std::string>()).value_or(CapacityUnit::chars);
+  c.service.capacity_unit = capacity_unit_from_string(r[4].as<std::string>()).value_or(CapacityUnit::chars);
   c.service.active = r[5].as<bool>();
   for (const auto& m : nlohmann::json::parse(r[6].as<std::string>())) {
     Model model;
@@ -83,7 +83,7 @@ ServiceCatalogue from_row(const pqxx::row& r) {
     model.name = m.at("name").get<std::string>();
     model.generation = m.at("generation").get<int>();
     model.capacity = m.at("capacity").get<std::int64_t>();
-    model.capacity_unit = parse_capacity_unit(m.at("capacity_unit").get<std::string>()).value_or(CapacityUnit::chars);
+    model.capacity_unit = capacity_unit_from_string(m.at("capacity_unit").get<std::string>()).value_or(CapacityUnit::chars);
     model.price_per_1k_minor = m.at("price").get<std::int64_t>();
     model.settings_honoured = strings(m.at("honoured"));
     model.settings_basic = strings(m.at("basic"));

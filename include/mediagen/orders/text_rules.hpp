@@ -26,14 +26,12 @@
 #include <string>
 #include <string_view>
 
+#include "mediagen/core/capacity_unit.hpp"
+
 namespace mediagen::orders {
 
-// How a chunk capacity is counted: Unicode code points, or bytes of UTF-8 (provider_d: a Latin
-// letter is 1, a Cyrillic letter 2, a CJK ideograph 3, an emoji 4).
-enum class CapacityUnit { chars, utf8_bytes };
-
-std::string_view to_string(CapacityUnit unit) noexcept;                  // "chars", "utf8_bytes"
-std::optional<CapacityUnit> capacity_unit_from_string(std::string_view name) noexcept;
+using mediagen::CapacityUnit;
+using mediagen::capacity_unit_from_string;
 
 // Strict UTF-8: no overlong forms, no surrogates (U+D800..U+DFFF), nothing above U+10FFFF, no
 // stray continuation bytes, no truncated sequences, no 5- or 6-byte forms.

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mediagen/core/capacity_unit.hpp"
 #include "mediagen/core/message.hpp"
 #include "mediagen/db/db.hpp"
 
@@ -17,9 +18,7 @@ class transaction_base;
 
 namespace mediagen::templates {
 
-enum class CapacityUnit { chars, utf8_bytes };
-std::string_view to_string(CapacityUnit unit);
-std::optional<CapacityUnit> parse_capacity_unit(std::string_view text);
+using mediagen::CapacityUnit;
 
 enum class ServiceKind { tts, sfx, music, voice_search };
 std::string_view to_string(ServiceKind kind);

@@ -1,0 +1,15 @@
+#pragma once
+// How a chunk capacity is counted: Unicode code points, or bytes of UTF-8 (provider_d: a Latin
+// letter is 1, a Cyrillic letter 2, a CJK ideograph 3, an emoji 4). Shared by the catalogue,
+// which stores it per model, and the chunker, which counts in it.
+#include <optional>
+#include <string_view>
+
+namespace mediagen {
+
+enum class CapacityUnit { chars, utf8_bytes };
+
+std::string_view to_string(CapacityUnit unit) noexcept;  // "chars", "utf8_bytes"
+std::optional<CapacityUnit> capacity_unit_from_string(std::string_view name) noexcept;
+
+}  // namespace mediagen
