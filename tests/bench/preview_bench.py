@@ -31,7 +31,7 @@ def main():
     h = Harness("preview_bench").setup()
     try:
         h.cli("admin", "seed-demo")
-        server = h.start_server({"MEDIAGEN_LOG_LEVEL": "warn"})
+        server = h.start_server({})
         user = h.create_user(email="bench@example.com")
         keys = [h.create_key(user["id"], preset="full")["key"] for _ in range(ROUNDS * 2 // 25 + 2)]
         voice = server.api("GET", "/voices/provider_a/library?page_size=1", keys[0]).body["data"]["voices"][0]
