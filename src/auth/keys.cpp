@@ -36,20 +36,6 @@ std::vector<std::string> parse_text_array(const pqxx::field& f) {
   return out;
 }
 
-std::string to_pg_array(const std::vector<std::string>& items) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ',';
-    out += '"';
-    for (char c : items[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "}";
-}
-
 Principal from_row(const pqxx::row& r) {
   Principal p;
   p.key_id = ApiKeyId{r[0].as<std::int64_t>()};
@@ -115,7 +101,7 @@ CreatedKey create_key(db::Db& db, const NewKey& request) {
         " VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12, $13, $14::timestamptz, $15)"
         " RETURNING *) SELECT " MG_KEY_COLUMNS " FROM k JOIN users u ON u.id = k.user_id",
         request.user.value, request.name, hash, created.plaintext.substr(0, 8),
-        to_pg_array(request.scopes.names()), opt_str(l.requests.per_minute), opt_str(l.requests.per_hour),
+        db::text_array(request.scopes.names()), opt_str(l.requests.per_minute), opt_str(l.requests.per_hour),
         opt_str(l.requests.per_day), opt_str(l.tokens.per_minute), opt_str(l.tokens.per_hour),
         opt_str(l.tokens.per_day), opt_str(l.tokens.per_month), opt_str(l.tokens.quota), expires,
         opt_str(l.ai_monthly_limit_minor));

@@ -5,6 +5,7 @@
 #include "mediagen/cache/rate_window.hpp"
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/log.hpp"
+#include "mediagen/core/uuid.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/query.hpp"
 #include "mediagen/http/router.hpp"
@@ -36,19 +37,6 @@ struct PreviewRequest {
   std::string task_type = "tts";
   GenerationMode mode = GenerationMode::ordinary;
 };
-
-bool is_uuid(std::string_view s) {
-  if (s.size() != 36) return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (i == 8 || i == 13 || i == 18 || i == 23) {
-      if (c != '-') return false;
-    } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 Result<GenerationMode> parse_mode(const std::string& field, const nlohmann::json* value) {
   if (!value || value->is_null()) return GenerationMode::ordinary;

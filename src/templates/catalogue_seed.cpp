@@ -136,20 +136,6 @@ constexpr LanguageRow kLanguages[] = {
 const std::vector<std::string> kFlashLanguages{"de", "en", "es", "fr", "hi", "it", "ja", "ko",
                                                "nl", "pl", "pt", "ru", "sv", "tr", "uk"};
 
-std::string pg_array(const std::vector<std::string>& items) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ',';
-    out += '"';
-    for (char c : items[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "}";
-}
-
 }  // namespace
 
 const std::vector<SeedService>& demo_services() {
@@ -216,7 +202,7 @@ CatalogueSeedReport seed_catalogue(db::Db& db, pqxx::transaction_base& tx) {
     for (const auto& m : s.models) {
       ++model_position;
       std::optional<std::string> languages;
-      if (!m.languages.empty()) languages = pg_array(m.languages);
+      if (!m.languages.empty()) languages = db::text_array(m.languages);
       // Price, capacity and is_active of an existing model are the operator's: kept.
       tx.exec_params(
           "INSERT INTO service_models (service_id, model_id, name, generation, capacity, capacity_unit,"
@@ -228,7 +214,7 @@ CatalogueSeedReport seed_catalogue(db::Db& db, pqxx::transaction_base& tx) {
           " settings_schema = EXCLUDED.settings_schema, languages = EXCLUDED.languages,"
           " position = EXCLUDED.position, updated_at = now()",
           service_id, m.model_id, m.name, m.generation, m.capacity, std::string(to_string(s.capacity_unit)),
-          m.price_per_1k_minor, pg_array(all_settings()), pg_array(basic_settings(s.key, m.generation)), schema,
+          m.price_per_1k_minor, db::text_array(all_settings()), db::text_array(basic_settings(s.key, m.generation)), schema,
           languages, model_position);
       db.count();
       item.models.push_back(m.model_id);

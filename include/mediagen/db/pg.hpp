@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <pqxx/pqxx>
 
@@ -71,6 +72,21 @@ class Db {
   std::unique_ptr<pqxx::connection> conn_;
   std::set<std::string, std::less<>> prepared_;
 };
+
+// A PostgreSQL text[] literal ({"a","b"}) for a parameter cast to text[].
+inline std::string text_array(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    out += '"';
+    for (char c : items[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
 
 // Runs `fn(tx)` in one transaction and commits it. A broken connection becomes Unavailable.
 template <class F>

@@ -15,6 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "mediagen/core/api_error.hpp"
+#include "mediagen/core/uuid.hpp"
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/ids.hpp"
 #include "mediagen/db/db.hpp"
@@ -81,7 +82,5 @@ TemplatePage browse_templates(db::Db& db, UserId user, std::int64_t page, std::i
 // The data of GET /templates/config-options (JSON text), names in `locale`.
 std::string config_options_json(db::Db& db, Locale locale);
 
-// True for a canonical 8-4-4-4-12 hex uuid (either case).
-bool is_uuid(std::string_view text);
 
 }  // namespace mediagen::templates

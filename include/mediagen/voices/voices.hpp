@@ -1,4 +1,5 @@
 #pragma once
+#include "mediagen/core/uuid.hpp"
 // The voice catalogues (spec 2.6, 4.5): reading the voices of the voice services, their tags
 // and filter values, and seeding them. All functions run blocking SQL: call them inside
 // BlockingPool::run.
@@ -81,7 +82,6 @@ struct VoiceSeedReport {
 // exist already. Throws std::invalid_argument when `seeds` is empty.
 VoiceSeedReport seed_voices(db::Db& db, pqxx::transaction_base& tx, const std::vector<VoiceSeed>& seeds);
 
-bool is_uuid(std::string_view text);
 bool is_valid_utf8(std::string_view text);
 
 }  // namespace mediagen::voices

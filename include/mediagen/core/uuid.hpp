@@ -1,0 +1,9 @@
+#pragma once
+#include <string_view>
+
+namespace mediagen {
+
+// A canonical 8-4-4-4-12 hex uuid (either case): the shape of order, template and voice ids.
+bool is_uuid(std::string_view text) noexcept;
+
+}  // namespace mediagen
