@@ -4,5 +4,7 @@ function(mediagen_warnings target)
     -Wnon-virtual-dtor -Wcast-align -Wunused -Woverloaded-virtual
     -Wno-missing-field-initializers
     # GCC 12 reports false -Wrestrict positives inside std::string at -O2 (GCC bug 105329).
-    -Wno-restrict)
+    -Wno-restrict
+    # Asio's awaitable frames use their own operator new/delete pair; GCC 12 misreads it.
+    -Wno-mismatched-new-delete)
 endfunction()

@@ -39,7 +39,7 @@ EspeakEngine::EspeakEngine(EspeakEngineOptions options) : options_(options) {
 
 boost::system::result<SpeechPcm, EngineFailure> EspeakEngine::synthesize_pcm(const SpeechRequest& request) {
   const auto& text = request.text;
-  if (!detail::valid_utf8(text)) return EngineFailure::technical("text is not valid UTF-8");
+  if (!detail::is_valid_utf8(text)) return EngineFailure::technical("text is not valid UTF-8");
   if (std::memchr(text.data(), '\0', text.size()) != nullptr) return EngineFailure::technical("text holds a NUL character");
   if (detail::blank(text)) return EngineFailure::technical("text is empty: nothing to speak");
 

@@ -52,39 +52,6 @@ std::size_t token_end(std::string_view text, std::size_t from) {
 
 }  // namespace
 
-bool valid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  const std::size_t n = text.size();
-  while (i < n) {
-    const auto b0 = static_cast<unsigned char>(text[i]);
-    if (b0 < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t size = 0;
-    char32_t min = 0;
-    char32_t cp = 0;
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      size = 2, min = 0x80, cp = b0 & 0x1F;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      size = 3, min = 0x800, cp = b0 & 0x0F;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      size = 4, min = 0x10000, cp = b0 & 0x07;
-    } else {
-      return false;
-    }
-    if (n - i < size) return false;
-    for (std::size_t k = 1; k < size; ++k) {
-      const auto b = static_cast<unsigned char>(text[i + k]);
-      if ((b & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += size;
-  }
-  return true;
-}
-
 bool is_space(char32_t cp) {
   if (cp == ' ' || (cp >= '\t' && cp <= '\r')) return true;
   if (cp < 0x85) return false;

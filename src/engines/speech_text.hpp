@@ -1,4 +1,5 @@
 #pragma once
+#include "mediagen/core/utf8.hpp"
 // Text helpers of the speech engine (internal): UTF-8 checks and turning espeak-ng's word
 // events (1-based code point positions) into WordTiming byte offsets.
 #include <cstddef>
@@ -11,8 +12,8 @@
 
 namespace mediagen::engines::detail {
 
-// Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
-bool valid_utf8(std::string_view text);
+// Strict UTF-8 (the project's one check).
+using mediagen::is_valid_utf8;
 
 // Whitespace for the engine: ASCII spaces and controls \t\n\v\f\r, and the Unicode spaces
 // U+0085, U+00A0, U+1680, U+2000..U+200B, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF.

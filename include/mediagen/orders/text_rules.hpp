@@ -27,15 +27,14 @@
 #include <string_view>
 
 #include "mediagen/core/capacity_unit.hpp"
+#include "mediagen/core/utf8.hpp"
 
 namespace mediagen::orders {
 
 using mediagen::CapacityUnit;
 using mediagen::capacity_unit_from_string;
 
-// Strict UTF-8: no overlong forms, no surrogates (U+D800..U+DFFF), nothing above U+10FFFF, no
-// stray continuation bytes, no truncated sequences, no 5- or 6-byte forms.
-bool is_valid_utf8(std::string_view text) noexcept;
+using mediagen::is_valid_utf8;
 
 // Number of code points of valid UTF-8 (the count of bytes that are not continuation bytes).
 std::size_t count_code_points(std::string_view text) noexcept;

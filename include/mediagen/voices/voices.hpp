@@ -82,6 +82,5 @@ struct VoiceSeedReport {
 // exist already. Throws std::invalid_argument when `seeds` is empty.
 VoiceSeedReport seed_voices(db::Db& db, pqxx::transaction_base& tx, const std::vector<VoiceSeed>& seeds);
 
-bool is_valid_utf8(std::string_view text);
 
 }  // namespace mediagen::voices

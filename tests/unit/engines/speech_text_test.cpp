@@ -22,14 +22,14 @@ std::vector<std::string> spans(const std::string& text, const std::vector<WordTi
 }
 
 TEST(SpeechText, ValidatesUtf8) {
-  EXPECT_TRUE(detail::valid_utf8(""));
-  EXPECT_TRUE(detail::valid_utf8("plain ascii"));
-  EXPECT_TRUE(detail::valid_utf8("Привет, 世界 😀"));
-  EXPECT_FALSE(detail::valid_utf8("\xC3"));              // truncated
-  EXPECT_FALSE(detail::valid_utf8("\xC0\xAF"));          // overlong
-  EXPECT_FALSE(detail::valid_utf8("\xED\xA0\x80"));      // surrogate
-  EXPECT_FALSE(detail::valid_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF
-  EXPECT_FALSE(detail::valid_utf8("a\x80z"));            // stray continuation
+  EXPECT_TRUE(detail::is_valid_utf8(""));
+  EXPECT_TRUE(detail::is_valid_utf8("plain ascii"));
+  EXPECT_TRUE(detail::is_valid_utf8("Привет, 世界 😀"));
+  EXPECT_FALSE(detail::is_valid_utf8("\xC3"));              // truncated
+  EXPECT_FALSE(detail::is_valid_utf8("\xC0\xAF"));          // overlong
+  EXPECT_FALSE(detail::is_valid_utf8("\xED\xA0\x80"));      // surrogate
+  EXPECT_FALSE(detail::is_valid_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(detail::is_valid_utf8("a\x80z"));            // stray continuation
 }
 
 TEST(SpeechText, FindsBlankText) {
