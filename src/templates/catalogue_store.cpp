@@ -31,8 +31,6 @@ const db::Statement kVoice{"catalogue_voice",
 const db::Statement kLanguages{"catalogue_languages",
                                "SELECT code, CASE WHEN $1 = 'ru' THEN name_ru ELSE name_en END FROM languages"
                                " ORDER BY code"};
-const db::Statement kCurrency{"catalogue_currency",
-                              "SELECT code, precision FROM currency_assets WHERE is_default AND deleted_at IS NULL"};
 
 // Settings in display order; keys outside the four known ones cannot reach an engine and are skipped.
 constexpr std::string_view kSettingOrder[] = {kStability, kSimilarityBoost, kUseSpeakerBoost, kSpeed};
@@ -128,12 +126,6 @@ std::vector<LanguageName> language_names(db::Db& db, pqxx::transaction_base& tx,
     out.push_back({r[0].as<std::string>(), r[1].as<std::string>()});
   }
   return out;
-}
-
-PriceCurrency platform_currency(db::Db& db, pqxx::transaction_base& tx) {
-  auto rows = db.exec(tx, kCurrency);
-  if (rows.empty()) return {};
-  return {rows[0][0].as<std::string>(), rows[0][1].as<int>()};
 }
 
 std::optional<ServiceCatalogue> find_service(db::Db& db, std::string_view key) {

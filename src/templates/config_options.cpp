@@ -7,6 +7,7 @@
 
 #include "mediagen/db/pg.hpp"
 #include "mediagen/templates/templates.hpp"
+#include "mediagen/billing/ledger.hpp"
 
 namespace mediagen::templates {
 namespace {
@@ -43,7 +44,7 @@ std::string config_options_json(db::Db& db, Locale locale) {
   return db::read(db, [&](pqxx::transaction_base& tx) {
     const auto services = load_services(db, tx, /*voice_services_only=*/true);
     const auto names = language_names(db, tx, locale);
-    const auto currency = platform_currency(db, tx);
+    const auto currency = billing::default_asset(db, tx);  // prices are in the platform currency
     std::map<std::string, std::string, std::less<>> name_of;
     for (const auto& n : names) name_of[n.code] = n.name;
 

@@ -126,13 +126,6 @@ struct LanguageName {
 // Every language of the reference table, named in `locale`, sorted by code.
 std::vector<LanguageName> language_names(db::Db& db, pqxx::transaction_base& tx, Locale locale);
 
-// The platform currency prices are in (the default currency asset), e.g. {"USD", 2}.
-struct PriceCurrency {
-  std::string code = "USD";
-  int precision = 2;
-};
-PriceCurrency platform_currency(db::Db& db, pqxx::transaction_base& tx);
-
 // Convenience for other domains: one service by key in its own read; nullopt when unknown.
 std::optional<ServiceCatalogue> find_service(db::Db& db, std::string_view key);
 
