@@ -27,15 +27,28 @@ constexpr std::int64_t kReadsPerMinute = 120;
 constexpr std::size_t kMaxPreviewChars = 1'000'000;
 constexpr std::size_t kPreviewBodyLimit = 4 * kMaxPreviewChars + 64 * 1024;
 
-// Task types a preview plans; the other values of the enum cannot be ordered (spec 1).
+// Task types a preview plans; the five filter-only values of the enum cannot be ordered (spec 1).
 constexpr std::string_view kPlannable[] = {"tts", "sfx", "music", "voice_search"};
-constexpr std::string_view kOrderOnlyNot[] = {"image", "txt2img", "remix", "image_edit", "voice_clone"};
+constexpr std::string_view kFilterOnly[] = {"image", "txt2img", "remix", "image_edit", "voice_clone"};
 
 struct PreviewRequest {
   std::string input_text;
   std::optional<std::string> template_id;
   std::string task_type = "tts";
   GenerationMode mode = GenerationMode::ordinary;
+};
+
+// Collects validation failures so one 422 names every bad field.
+class FieldErrors {
+ public:
+  void add(std::string field, Message message) {
+    if (!error_) error_ = ApiError::validation(std::move(field), std::move(message));
+    else error_->add_field(std::move(field), std::move(message));
+  }
+  std::optional<ApiError> take() { return std::move(error_); }
+
+ private:
+  std::optional<ApiError> error_;
 };
 
 Result<GenerationMode> parse_mode(const std::string& field, const nlohmann::json* value) {
@@ -49,11 +62,8 @@ Result<GenerationMode> parse_mode(const std::string& field, const nlohmann::json
 Result<PreviewRequest> parse_post(const nlohmann::json& body) {
   if (!body.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
   PreviewRequest req;
-  std::optional<ApiError> error;
-  auto fail = [&](std::string field, Message m) {
-    if (!error) error = ApiError::validation(field, m);
-    else error->add_field(std::move(field), std::move(m));
-  };
+  FieldErrors errors;
+  auto fail = [&](std::string field, Message m) { errors.add(std::move(field), std::move(m)); };
   auto field = [&](const char* name) -> const nlohmann::json* {
     auto it = body.find(name);
     return it == body.end() ? nullptr : &*it;
@@ -75,8 +85,8 @@ Result<PreviewRequest> parse_post(const nlohmann::json& body) {
     const bool known = type->is_string() && std::find(std::begin(kPlannable), std::end(kPlannable),
                                                       type->get_ref<const std::string&>()) != std::end(kPlannable);
     const bool order_only = type->is_string() &&
-                            std::find(std::begin(kOrderOnlyNot), std::end(kOrderOnlyNot),
-                                      type->get_ref<const std::string&>()) != std::end(kOrderOnlyNot);
+                            std::find(std::begin(kFilterOnly), std::end(kFilterOnly),
+                                      type->get_ref<const std::string&>()) != std::end(kFilterOnly);
     if (order_only) return ApiError::refusal(422, Reason::service_not_found);
     if (!known) {
       fail("task_type", Message{"validation.in", {{"attribute", "task_type"}, {"values", "tts, sfx, music, voice_search"}}});
@@ -112,7 +122,7 @@ Result<PreviewRequest> parse_post(const nlohmann::json& body) {
       fail("previous_preview_id", Message{"validation.preview_id", {{"attribute", "previous_preview_id"}}});
     }
   }
-  if (error) return *error;
+  if (auto error = errors.take()) return *error;
   return req;
 }
 
@@ -178,11 +188,8 @@ asio::awaitable<Result<http::Reply>> post_preview(Shared& s, http::RequestContex
 
 asio::awaitable<Result<http::Reply>> get_by_hash(Shared& s, http::RequestContext& ctx) {
   const auto query = http::Query::parse(ctx.query);
-  std::optional<ApiError> error;
-  auto fail = [&](std::string field, Message m) {
-    if (!error) error = ApiError::validation(field, m);
-    else error->add_field(std::move(field), std::move(m));
-  };
+  FieldErrors errors;
+  auto fail = [&](std::string field, Message m) { errors.add(std::move(field), std::move(m)); };
   auto template_id = query.get("template_id");
   if (!template_id || template_id->empty()) fail("template_id", Message{"validation.required", {{"attribute", "template_id"}}});
   else if (!is_uuid(*template_id)) fail("template_id", Message{"validation.uuid", {{"attribute", "template_id"}}});
@@ -194,7 +201,7 @@ asio::awaitable<Result<http::Reply>> get_by_hash(Shared& s, http::RequestContext
     if (auto parsed = generation_mode_from_string(*m)) mode = *parsed;
     else fail("generation_mode", Message{"validation.in", {{"attribute", "generation_mode"}, {"values", "ordinary, paragraph"}}});
   }
-  if (error) co_return *error;
+  if (auto error = errors.take()) co_return std::move(*error);
   const UserId user = ctx.principal->user_id;
   const ApiKeyId key = ctx.principal->key_id;
   auto work = [&s, user, key, id_text = std::string(*template_id), hash_text = std::string(*hash),
@@ -225,15 +232,7 @@ asio::awaitable<Result<http::Reply>> get_by_id(Shared& s, http::RequestContext& 
   auto per_page = http::integer_param(query, "per_page",
                                       {.fallback = static_cast<std::int64_t>(kDefaultPreviewPerPage), .min = 1,
                                        .max = static_cast<std::int64_t>(kMaxPreviewPerPage)});
-  if (!page && !per_page) {
-    ApiError e = page.error();
-    for (auto& f : per_page.error().fields) {
-      for (auto& m : f.messages) e.add_field(f.field, m);
-    }
-    co_return e;
-  }
-  if (!page) co_return page.error();
-  if (!per_page) co_return per_page.error();
+  if (auto error = http::combined_error({&page, &per_page})) co_return std::move(*error);
   if (!is_text_hash(id)) co_return ApiError::not_found();  // not an id we could have issued
   const UserId user = ctx.principal->user_id;
   const ApiKeyId key = ctx.principal->key_id;
