@@ -12,9 +12,9 @@ const db::Statement kProfile{
     "account_profile",
     "SELECT u.id, u.email, u.name, u.locale, u.blocked_at IS NOT NULL,"
     " extract(epoch from u.created_at)::bigint, extract(epoch from u.updated_at)::bigint,"
-    " COALESCE(b.amount_minor, 0), a.id, a.code, a.precision"
+    " COALESCE(b.balance, 0), a.id, a.code, a.precision"
     " FROM users u CROSS JOIN currency_assets a"
-    " LEFT JOIN balances b ON b.user_id = u.id AND b.asset_id = a.id"
+    " LEFT JOIN ledger_accounts b ON b.kind = 'wallet' AND b.owner = 'user:' || u.id AND b.asset_id = a.id"
     " WHERE u.id = $1 AND u.deleted_at IS NULL AND a.is_default"};
 
 TimePoint from_epoch(const pqxx::field& f) { return TimePoint{std::chrono::seconds{f.as<std::int64_t>()}}; }
@@ -55,10 +55,7 @@ Profile create_user(db::Db& db, const NewUser& request) {
                                request.email, request.name, std::string(locale_code(request.locale)));
     db.count();
     UserId id{rows[0][0].as<std::int64_t>()};
-    auto asset = billing::default_asset(db, tx);
-    if (request.initial_balance.value > 0) {
-      billing::post(db, tx, {id, asset.id, request.initial_balance, "admin_adjustment", "", "initial balance"});
-    }
+    if (request.initial_balance.value > 0) billing::adjust_wallet(db, tx, id, request.initial_balance, "initial balance");
     return *load(db, tx, id);
   });
 }
@@ -72,10 +69,7 @@ std::optional<Profile> adjust_balance(db::Db& db, UserId id, MinorUnits delta, c
     auto exists = tx.exec_params("SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL FOR UPDATE", id.value);
     db.count();
     if (exists.empty()) return std::nullopt;
-    if (delta.value != 0) {
-      auto asset = billing::default_asset(db, tx);
-      billing::post(db, tx, {id, asset.id, delta, "admin_adjustment", "", note});
-    }
+    if (delta.value != 0) billing::adjust_wallet(db, tx, id, delta, note);
     return load(db, tx, id);
   });
 }

@@ -8,6 +8,7 @@
 #include "mediagen/auth/key_json.hpp"
 #include "mediagen/auth/keys.hpp"
 #include "mediagen/billing/ledger.hpp"
+#include "mediagen/billing/subscriptions.hpp"
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/time_zone.hpp"
@@ -79,7 +80,7 @@ int admin_seed_demo(const Config& config) {
     // The platform currency is created by the first migration; make sure it is active.
     tx.exec("UPDATE currency_assets SET is_active = true, deleted_at = NULL WHERE is_default");
     nlohmann::ordered_json assets = nlohmann::ordered_json::array();
-    for (const auto& row : tx.exec("SELECT code, precision FROM currency_assets WHERE deleted_at IS NULL ORDER BY id")) {
+    for (const auto& row : tx.exec("SELECT code, precision FROM currency_assets WHERE deleted_at IS NULL AND kind <> 'tokens' ORDER BY id")) {
       assets.push_back({{"code", row[0].as<std::string>()}, {"precision", row[1].as<int>()}});
     }
     const auto services = templates::seed_catalogue(db, tx);
@@ -91,7 +92,16 @@ int admin_seed_demo(const Config& config) {
     nlohmann::ordered_json voice_counts = nlohmann::ordered_json::object();
     for (const auto& [service, count] : seeded_voices.voices) voice_counts[service] = count;
     out["currency_assets"] = std::move(assets);
-    out["plans"] = nlohmann::ordered_json::array();
+    nlohmann::ordered_json plans = nlohmann::ordered_json::array();
+    for (const auto& p : billing::seed_plans(db, tx)) {
+      plans.push_back({{"code", p.code},
+                       {"name", p.name},
+                       {"tokens_per_period", p.tokens_per_period},
+                       {"period_days", p.period_days},
+                       {"concurrency_slots", p.concurrency_slots ? nlohmann::ordered_json(*p.concurrency_slots)
+                                                                 : nlohmann::ordered_json(nullptr)}});
+    }
+    out["plans"] = std::move(plans);
     out["services"] = std::move(service_list);
     out["voices"] = std::move(voice_counts);
     out["voices_deactivated"] = seeded_voices.deactivated;
@@ -203,6 +213,38 @@ int admin_key_disable(const Config& config, std::int64_t id) {
   if (!key) return fail("no key with id " + std::to_string(id));
   publish_invalidation(config, key->key_hash);
   print({{"id", key->key_id.value}, {"disabled", true}});
+  return 0;
+}
+
+int admin_subscription_grant(const Config& config, std::int64_t user, const std::string& plan,
+                             const std::string& expires_at) {
+  std::optional<TimePoint> expires;
+  if (!expires_at.empty()) {
+    expires = parse_iso8601(expires_at);
+    if (!expires) return fail("--expires-at must be ISO 8601 with an offset");
+  }
+  InfraCounters counters;
+  db::Db db(config.database_url, &counters);
+  try {
+    const auto g = billing::grant_subscription(db, UserId{user}, plan, expires);
+    const auto utc = TimeZone::utc();
+    print({{"id", g.subscription_id},
+           {"user", user},
+           {"plan", g.plan.code},
+           {"starts_at", utc.format(g.starts_at)},
+           {"expires_at", utc.format(g.expires_at)},
+           {"quota_tokens", g.quota_tokens}});
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what());
+  }
+  return 0;
+}
+
+int admin_maintenance(const Config& config, bool on) {
+  InfraCounters counters;
+  db::Db db(config.database_url, &counters);
+  billing::set_maintenance(db, on);
+  print({{"maintenance", on}});
   return 0;
 }
 

@@ -30,5 +30,8 @@ int admin_user_balance(const Config& config, std::int64_t user, std::int64_t add
 int admin_user_block(const Config& config, std::int64_t user, bool blocked);
 int admin_key_create(const Config& config, const KeyCreateArgs& args);
 int admin_key_disable(const Config& config, std::int64_t id);
+int admin_subscription_grant(const Config& config, std::int64_t user, const std::string& plan,
+                             const std::string& expires_at);
+int admin_maintenance(const Config& config, bool on);
 
 }  // namespace mediagen::app

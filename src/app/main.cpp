@@ -72,6 +72,18 @@ int main(int argc, char** argv) {
   auto* key_disable = key->add_subcommand("disable", "Disable a key");
   key_disable->add_option("--id", key_id)->required();
 
+  auto* subscription = admin->add_subcommand("subscription", "Subscriptions");
+  subscription->require_subcommand(1);
+  std::string plan_code, sub_expires;
+  auto* sub_grant = subscription->add_subcommand("grant", "Start a subscription to a plan now");
+  sub_grant->add_option("--user", user_id)->required();
+  sub_grant->add_option("--plan", plan_code)->required();
+  sub_grant->add_option("--expires-at", sub_expires, "ISO 8601; default one plan period from now");
+
+  std::string maintenance_state;
+  auto* maintenance = admin->add_subcommand("maintenance", "Pause (on) or resume (off) work intake");
+  maintenance->add_option("state", maintenance_state)->required()->check(CLI::IsMember({"on", "off"}));
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -99,6 +111,8 @@ int main(int argc, char** argv) {
     if (user_unblock->parsed()) return app::admin_user_block(config, user_id, false);
     if (key_create->parsed()) return app::admin_key_create(config, k);
     if (key_disable->parsed()) return app::admin_key_disable(config, key_id);
+    if (sub_grant->parsed()) return app::admin_subscription_grant(config, user_id, plan_code, sub_expires);
+    if (maintenance->parsed()) return app::admin_maintenance(config, maintenance_state == "on");
   } catch (const pqxx::broken_connection& e) {
     std::fprintf(stderr, "error: cannot connect to PostgreSQL: %s\n", e.what());
     return 1;

@@ -127,6 +127,9 @@ int serve(const Config& config, bool run_migrations) {
          log::debug("preview ready", {{"user", user.value}, {"preview_id", preview_id}});
        }});
 
+  orders::register_order_read_routes(router, pool);
+  orders::register_order_write_routes(router, pool, {.redis_prefix = config.redis_prefix});
+
   http::Metrics metrics(counters);
   metrics.set_routes(router.patterns());
   metrics.add_gauge_source([&pool](std::string& out) {

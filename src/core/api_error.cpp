@@ -39,6 +39,7 @@ std::string_view to_string(Reason reason) {
     case Reason::source_file_required: return "source_file_required";
     case Reason::source_file_unsupported: return "source_file_unsupported";
     case Reason::service_maintenance: return "service_maintenance";
+    case Reason::idempotency_key_reused: return "idempotency_key_reused";
   }
   return "";
 }
@@ -139,6 +140,31 @@ ApiError ApiError::rate_limited(std::int64_t retry_after) {
   ApiError e = refusal(429, Reason::rate_limit_exceeded);
   e.with("retry_after", retry_after);
   e.headers.emplace_back("Retry-After", std::to_string(retry_after));
+  return e;
+}
+
+ApiError ApiError::token_window_exceeded(std::string window, std::int64_t limit, std::int64_t used,
+                                         std::int64_t requested, TimePoint reset_at, std::int64_t retry_after) {
+  ApiError e = refusal(429, Reason::token_quota_exceeded);
+  e.message = Message{"errors.token_window_exceeded"};
+  e.with("window", std::move(window))
+      .with("limit", limit)
+      .with("used", used)
+      .with("requested", requested)
+      .with("reset_at", reset_at)
+      .with("retry_after", retry_after);
+  e.headers.emplace_back("Retry-After", std::to_string(retry_after));
+  return e;
+}
+
+ApiError ApiError::token_pool_exhausted(std::int64_t limit, std::int64_t used, std::int64_t requested) {
+  ApiError e = refusal(429, Reason::token_quota_exceeded);
+  e.with("window", std::string("quota"))
+      .with("limit", limit)
+      .with("used", used)
+      .with("requested", requested)
+      .with("reset_at", nullptr)
+      .with("retry_after", nullptr);
   return e;
 }
 

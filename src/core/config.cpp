@@ -33,6 +33,22 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return out;
 }
 
+// Comma-separated terms; spaces inside a term are kept, around it trimmed.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string term = text.substr(start, end - start);
+    const auto first = term.find_first_not_of(" \t");
+    const auto last = term.find_last_not_of(" \t");
+    if (first != std::string::npos) out.push_back(term.substr(first, last - first + 1));
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 Endpoint parse_endpoint(const std::string& text) {
@@ -82,7 +98,17 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   str("MEDIAGEN_DOCS_URL", c.docs_url);
   str("MEDIAGEN_DEVELOPERS_URL", c.developers_url);
   num("MEDIAGEN_IO_THREADS", c.io_threads, 1, 64);
+  // Unset: one per core. 0: this instance serves the API only and generates nothing.
+  c.workers = -1;
   num("MEDIAGEN_WORKERS", c.workers, 0, 256);
+  num("MEDIAGEN_LEASE_SECONDS", c.lease_seconds, 1, 3600);
+  num("MEDIAGEN_SWEEP_INTERVAL_MS", c.sweep_interval_ms, 10, 600000);
+  num("MEDIAGEN_RETENTION_SECONDS", c.retention_seconds, 0, 86400 * 3650);
+  num("MEDIAGEN_COMPENSATE_AFTER_SECONDS", c.compensate_after_seconds, 0, 86400 * 3650);
+  num("MEDIAGEN_LINK_TTL_SECONDS", c.link_ttl_seconds, 1, 86400 * 7);
+  num("MEDIAGEN_ENGINE_DELAY_MS", c.engine_delay_ms, 0, 600000);
+  str("MEDIAGEN_ENGINE_FAIL_MARKER", c.engine_fail_marker);
+  if (auto v = getenv("MEDIAGEN_CONTENT_POLICY")) c.content_policy = split_list(*v);
   num("MEDIAGEN_DB_POOL_SIZE", c.db_pool_size, 1, 256);
   num("MEDIAGEN_KEY_CACHE_TTL_SECONDS", c.key_cache_ttl_seconds, 0, 86400 * 7);
   num("MEDIAGEN_BAN_THRESHOLD", c.ban_threshold, 1, 1000000);
@@ -107,7 +133,7 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   }
   if (c.api_prefix.empty() || c.api_prefix.front() != '/') c.api_prefix = "/" + c.api_prefix;
   while (c.api_prefix.size() > 1 && c.api_prefix.back() == '/') c.api_prefix.pop_back();
-  if (c.workers == 0) c.workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (c.workers < 0) c.workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return c;
 }
 

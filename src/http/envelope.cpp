@@ -6,12 +6,13 @@
 
 namespace mediagen::http {
 
-Response success_response(const Reply& reply, Locale locale) {
+Response success_response(Reply reply, Locale locale) {
   Response r;
   r.status = reply.status;
-  r.headers = reply.headers;
+  r.headers = std::move(reply.headers);
   if (reply.bare) {
-    r.body = reply.data_json;
+    r.body = std::move(reply.data_json);
+    if (!reply.content_type.empty()) r.content_type = reply.content_type;
     return r;
   }
   const std::string message = render(reply.message, locale);

@@ -97,7 +97,7 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
 
   auto result = co_await ctx.route->handler(ctx);
   if (!result) co_return fail(result.error());
-  co_return success_response(*result, ctx.locale);
+  co_return success_response(std::move(*result), ctx.locale);
 }
 
 Response Pipeline::refuse(int status) {

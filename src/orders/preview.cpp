@@ -1,5 +1,7 @@
 #include "mediagen/orders/preview.hpp"
 
+#include "order_pricing.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include "mediagen/core/crypto.hpp"
@@ -32,9 +34,9 @@ std::string preview_id(std::string_view text_hash_hex, const PreviewSettings& s)
 }
 
 std::string render_plan(const ChunkPlan& plan, const PreviewSettings& s, std::string_view id) {
-  // Price: tokens are billable characters, charged per started 1,000 at the model's rate.
+  // Price: tokens are billable characters at the model's rate, rounded up once, as an order.
   const auto tokens = static_cast<std::int64_t>(plan.billable_chars);
-  const std::int64_t price = (tokens * s.price_per_1k_minor + 999) / 1000;
+  const std::int64_t price = money_for_tokens(tokens, s.price_per_1k_minor);
   JsonWriter w(256 + plan.cleaned.size() + plan.chunks.size() * 160);
   w.begin_object().field("status", "ready").field("preview_id", id);
   w.key("summary")

@@ -11,6 +11,7 @@
 #include "mediagen/http/router.hpp"
 #include "mediagen/orders/preview.hpp"
 #include "mediagen/orders/routes.hpp"
+#include "field_errors.hpp"
 #include "preview_settings.hpp"
 #include "preview_store.hpp"
 
@@ -38,18 +39,6 @@ struct PreviewRequest {
   GenerationMode mode = GenerationMode::ordinary;
 };
 
-// Collects validation failures so one 422 names every bad field.
-class FieldErrors {
- public:
-  void add(std::string field, Message message) {
-    if (!error_) error_ = ApiError::validation(std::move(field), std::move(message));
-    else error_->add_field(std::move(field), std::move(message));
-  }
-  std::optional<ApiError> take() { return std::move(error_); }
-
- private:
-  std::optional<ApiError> error_;
-};
 
 Result<GenerationMode> parse_mode(const std::string& field, const nlohmann::json* value) {
   if (!value || value->is_null()) return GenerationMode::ordinary;

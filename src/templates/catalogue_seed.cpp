@@ -190,11 +190,14 @@ CatalogueSeedReport seed_catalogue(db::Db& db, pqxx::transaction_base& tx) {
     ++service_position;
     // An operator's is_active stays; the descriptive columns follow the code.
     auto rows = tx.exec_params(
-        "INSERT INTO services (key, kind, name, capacity_unit, position) VALUES ($1, $2, $3, $4, $5)"
+        "INSERT INTO services (key, kind, name, capacity_unit, position, engine) VALUES ($1, $2, $3, $4, $5, $6)"
         " ON CONFLICT (key) DO UPDATE SET kind = EXCLUDED.kind, name = EXCLUDED.name,"
-        " capacity_unit = EXCLUDED.capacity_unit, position = EXCLUDED.position, updated_at = now()"
+        " capacity_unit = EXCLUDED.capacity_unit, position = EXCLUDED.position, engine = EXCLUDED.engine,"
+        " updated_at = now()"
         " RETURNING id",
-        s.key, std::string(to_string(s.kind)), s.name, std::string(to_string(s.capacity_unit)), service_position);
+        s.key, std::string(to_string(s.kind)), s.name, std::string(to_string(s.capacity_unit)), service_position,
+        // Speech runs on the embedded espeak-ng engine; the other kinds have no engine yet.
+        std::string(s.kind == ServiceKind::tts ? "espeak" : "none"));
     db.count();
     const auto service_id = rows[0][0].as<std::int64_t>();
     CatalogueSeedReport::Service item{s.key, std::string(to_string(s.kind)), {}};

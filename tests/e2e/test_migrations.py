@@ -5,7 +5,7 @@ import unittest
 
 from harness import E2ETestCase, Harness
 
-TABLES = ("users", "api_keys", "currency_assets", "balances", "ledger_entries", "schema_migrations")
+TABLES = ("users", "api_keys", "currency_assets", "ledger_accounts", "ledger_txns", "ledger_entries", "orders", "order_items", "schema_migrations")
 MIGRATIONS_SQL = "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"
 COLUMNS_SQL = ("SELECT table_name, column_name, data_type, is_nullable, column_default "
                "FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1, 2")

@@ -20,7 +20,8 @@ class AccountTest : public MigratedTest {
     MigratedTest::TearDown();
   }
   std::string ledger_of(UserId id) {
-    return query_value(db_url, "SELECT count(*) || ':' || COALESCE(sum(amount_minor), 0) FROM ledger_entries WHERE user_id = " +
+    return query_value(db_url, "SELECT count(*) || ':' || COALESCE(sum(e.amount), 0) FROM ledger_entries e"
+                               " JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'wallet' WHERE a.user_id = " +
                                    std::to_string(id.value));
   }
   std::optional<db::Db> db;
@@ -45,7 +46,7 @@ TEST_F(AccountTest, CreatesAUserWithAnInitialBalanceThroughTheLedger) {
   const auto p = account::create_user(*db, {"dave@example.com", "", Locale::en, MinorUnits{150000}});
   EXPECT_EQ(p.balance.value, 150000);
   EXPECT_EQ(ledger_of(p.id), "1:150000");
-  EXPECT_EQ(query_value(db_url, "SELECT kind FROM ledger_entries WHERE user_id = " + std::to_string(p.id.value)),
+  EXPECT_EQ(query_value(db_url, "SELECT kind FROM ledger_txns WHERE user_id = " + std::to_string(p.id.value)),
             "admin_adjustment");
 }
 

@@ -7,11 +7,15 @@
 
 #include "mediagen/account/users.hpp"
 #include "mediagen/billing/ledger.hpp"
+#include "mediagen/core/uuid.hpp"
 #include "mediagen/db/pg.hpp"
 #include "support.hpp"
 
 namespace mediagen::test {
 namespace {
+
+using billing::Account;
+using billing::AccountKind;
 
 class LedgerTest : public MigratedTest {
  protected:
@@ -29,34 +33,38 @@ class LedgerTest : public MigratedTest {
     MigratedTest::TearDown();
   }
 
-  MinorUnits post(UserId user, std::int64_t amount, std::string_view kind = "test") {
+  // Funding <-> wallet, as an operator's adjustment.
+  MinorUnits adjust(UserId user, std::int64_t amount) {
+    return db::transact(*db, [&](pqxx::work& tx) { return billing::adjust_wallet(*db, tx, user, MinorUnits{amount}, "test"); });
+  }
+
+  billing::Posted transfer(std::string reference, Account from, Account to, std::int64_t amount) {
     return db::transact(*db, [&](pqxx::work& tx) {
-      return billing::post(*db, tx, {user, asset, MinorUnits{amount}, kind, "ref-1", "note"});
+      return billing::post(*db, tx, {.kind = "test", .reference = std::move(reference), .legs = {{from, to, amount}}});
     });
   }
 
-  std::int64_t balance(UserId user) {
-    const std::string v = query_value(
-        db_url, "SELECT COALESCE((SELECT amount_minor FROM balances WHERE user_id = " + std::to_string(user.value) +
-                    "), 0)");
-    return std::stoll(v);
+  std::int64_t balance(const Account& a) {
+    return db::read(*db, [&](pqxx::transaction_base& tx) { return billing::balance(*db, tx, a); });
   }
+  std::int64_t entries() { return std::stoll(query_value(db_url, "SELECT count(*) FROM ledger_entries")); }
 
-  std::int64_t ledger_sum(UserId user) {
-    return std::stoll(query_value(
-        db_url, "SELECT COALESCE(sum(amount_minor), 0) FROM ledger_entries WHERE user_id = " + std::to_string(user.value)));
-  }
-
-  std::int64_t ledger_rows() { return std::stoll(query_value(db_url, "SELECT count(*) FROM ledger_entries")); }
-
-  // Every user's balance equals the sum of their ledger entries.
-  void expect_balances_match_ledger() {
-    const std::string mismatches = query_value(
-        db_url,
-        "SELECT count(*) FROM (SELECT u.id, COALESCE(b.amount_minor, 0) AS balance,"
-        " COALESCE((SELECT sum(amount_minor) FROM ledger_entries e WHERE e.user_id = u.id), 0) AS ledger"
-        " FROM users u LEFT JOIN balances b ON b.user_id = u.id) x WHERE balance <> ledger");
-    EXPECT_EQ(mismatches, "0");
+  // The double-entry invariants: every transaction balances; every cached balance is the sum
+  // of its entries; each account's chain of entries is contiguous.
+  void expect_ledger_consistent() {
+    EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM (SELECT txn_id FROM ledger_entries GROUP BY txn_id, asset_id"
+                                  " HAVING sum(amount) <> 0) x"),
+              "0");
+    EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM (SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e"
+                                  " ON e.account_id = a.id GROUP BY a.id, a.balance, a.version"
+                                  " HAVING a.balance <> coalesce(sum(e.amount), 0) OR a.version <> count(e.id)) x"),
+              "0");
+    EXPECT_EQ(query_value(db_url,
+                          "SELECT count(*) FROM (SELECT e.*, lag(new_balance) OVER w AS pb, lag(account_version) OVER w AS pv"
+                          " FROM ledger_entries e WINDOW w AS (PARTITION BY account_id ORDER BY account_version)) x"
+                          " WHERE prev_balance <> coalesce(pb, 0) OR account_version <> coalesce(pv, 0) + 1"),
+              "0");
+    EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM ledger_accounts WHERE NOT allow_negative AND balance < 0"), "0");
   }
 
   std::optional<db::Db> db;
@@ -64,105 +72,126 @@ class LedgerTest : public MigratedTest {
   AssetId asset;
 };
 
-TEST_F(LedgerTest, KeepsEachBalanceEqualToTheSumOfItsLedgerEntries) {
-  EXPECT_EQ(post(alice, 1000).value, 1000);
-  EXPECT_EQ(post(alice, -300).value, 700);
-  EXPECT_EQ(post(alice, 50).value, 750);
-  EXPECT_EQ(post(bob, 42).value, 42);
-  EXPECT_EQ(balance(alice), 750);
-  EXPECT_EQ(ledger_sum(alice), 750);
-  EXPECT_EQ(balance(bob), 42);
-  EXPECT_EQ(ledger_sum(bob), 42);
-  EXPECT_EQ(ledger_rows(), 4);
-  expect_balances_match_ledger();
+TEST_F(LedgerTest, KeepsEveryBalanceEqualToTheSumOfItsEntries) {
+  EXPECT_EQ(adjust(alice, 1000).value, 1000);
+  EXPECT_EQ(adjust(alice, -300).value, 700);
+  EXPECT_EQ(adjust(bob, 42).value, 42);
+  EXPECT_EQ(balance(Account::wallet(alice, asset)), 700);
+  EXPECT_EQ(balance(Account::platform(AccountKind::funding, asset)), -742);
+  EXPECT_EQ(entries(), 6) << "each movement is two entries";
+  expect_ledger_consistent();
 }
 
-TEST_F(LedgerTest, RecordsKindReferenceAndNote) {
-  post(alice, 1000, "admin_adjustment");
-  EXPECT_EQ(query_value(db_url, "SELECT kind || '|' || reference || '|' || note FROM ledger_entries"),
-            "admin_adjustment|ref-1|note");
+TEST_F(LedgerTest, MovesMoneyBetweenAccountsAndCreatesTheDestinationOnFirstUse) {
+  adjust(alice, 500);
+  const std::string order = random_uuid();
+  EXPECT_EQ(transfer("lock-1", Account::wallet(alice, asset), Account::escrow(alice, order, asset), 200),
+            billing::Posted::yes);
+  EXPECT_EQ(balance(Account::wallet(alice, asset)), 300);
+  EXPECT_EQ(balance(Account::escrow(alice, order, asset)), 200);
+  EXPECT_EQ(query_value(db_url, "SELECT user_id || '|' || order_id FROM ledger_accounts WHERE kind = 'escrow'"),
+            std::to_string(alice.value) + "|" + order);
+  expect_ledger_consistent();
+}
+
+TEST_F(LedgerTest, PostsATransferOnceHoweverOftenItIsSent) {
+  adjust(alice, 500);
+  const auto wallet = Account::wallet(alice, asset);
+  const auto revenue = Account::platform(AccountKind::revenue, asset);
+  EXPECT_EQ(transfer("charge-1", wallet, revenue, 100), billing::Posted::yes);
+  const auto rows = entries();
+  EXPECT_EQ(transfer("charge-1", wallet, revenue, 100), billing::Posted::already);
+  EXPECT_EQ(entries(), rows);
+  EXPECT_EQ(balance(wallet), 400);
+  EXPECT_EQ(balance(revenue), 100);
+  expect_ledger_consistent();
 }
 
 TEST_F(LedgerTest, RefusesToGoBelowZeroAndWritesNothing) {
-  post(alice, 500);
-  const auto rows_before = ledger_rows();
-  EXPECT_THROW(post(alice, -501), billing::InsufficientBalance);
-  EXPECT_EQ(balance(alice), 500);
-  EXPECT_EQ(ledger_rows(), rows_before);
-  EXPECT_EQ(post(alice, -500).value, 0) << "a debit down to exactly zero is allowed";
-  expect_balances_match_ledger();
+  adjust(alice, 500);
+  const auto rows = entries();
+  const auto wallet = Account::wallet(alice, asset);
+  const auto revenue = Account::platform(AccountKind::revenue, asset);
+  EXPECT_THROW(transfer("too-much", wallet, revenue, 501), billing::InsufficientBalance);
+  EXPECT_EQ(balance(wallet), 500);
+  EXPECT_EQ(entries(), rows);
+  EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM ledger_txns WHERE reference = 'too-much'"), "0");
+  EXPECT_EQ(transfer("exact", wallet, revenue, 500), billing::Posted::yes) << "down to exactly zero is allowed";
+  EXPECT_EQ(balance(wallet), 0);
+  expect_ledger_consistent();
 }
 
-TEST_F(LedgerTest, RefusesADebitOnAnEmptyBalanceAndLeavesNoBalanceRow) {
-  EXPECT_THROW(post(bob, -1), billing::InsufficientBalance);
-  EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM balances WHERE user_id = " + std::to_string(bob.value)), "0");
-  EXPECT_EQ(ledger_rows(), 0);
+TEST_F(LedgerTest, RefusesADebitFromAnAccountThatWasNeverUsed) {
+  EXPECT_THROW(transfer("x", Account::wallet(bob, asset), Account::platform(AccountKind::revenue, asset), 1),
+               billing::InsufficientBalance);
+  EXPECT_EQ(entries(), 0);
+  EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM ledger_accounts WHERE user_id = " + std::to_string(bob.value)),
+            "0");
 }
 
-TEST_F(LedgerTest, RollsBackEarlierEntriesOfTheSameTransactionOnRefusal) {
-  post(alice, 100);
+TEST_F(LedgerTest, RollsBackEarlierLegsOfTheSameTransactionOnRefusal) {
+  adjust(alice, 100);
+  const auto rows = entries();
+  const std::string order = random_uuid();
   EXPECT_THROW(db::transact(*db,
                             [&](pqxx::work& tx) {
-                              billing::post(*db, tx, {alice, asset, MinorUnits{1000}, "test", "", ""});
-                              billing::post(*db, tx, {bob, asset, MinorUnits{5}, "test", "", ""});
-                              billing::post(*db, tx, {alice, asset, MinorUnits{-5000}, "test", "", ""});
+                              billing::post(*db, tx,
+                                            {.kind = "test",
+                                             .reference = "two-legs",
+                                             .legs = {{Account::wallet(alice, asset), Account::escrow(alice, order, asset), 60},
+                                                      {Account::wallet(alice, asset), Account::escrow(alice, order, asset), 60}}});
                             }),
                billing::InsufficientBalance);
-  EXPECT_EQ(balance(alice), 100);
-  EXPECT_EQ(balance(bob), 0);
-  EXPECT_EQ(ledger_rows(), 1);
-  expect_balances_match_ledger();
+  EXPECT_EQ(balance(Account::wallet(alice, asset)), 100);
+  EXPECT_EQ(entries(), rows);
+  expect_ledger_consistent();
 }
 
-TEST_F(LedgerTest, RefusesAZeroAmount) {
-  EXPECT_THROW(post(alice, 0), std::invalid_argument);
-  EXPECT_EQ(ledger_rows(), 0);
+TEST_F(LedgerTest, SkipsZeroLegsAndRefusesNegativeOnes) {
+  adjust(alice, 100);
+  const auto rows = entries();
+  EXPECT_EQ(transfer("zero", Account::wallet(alice, asset), Account::platform(AccountKind::revenue, asset), 0),
+            billing::Posted::yes);
+  EXPECT_EQ(entries(), rows);
+  EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM ledger_txns WHERE reference = 'zero'"), "0");
+  EXPECT_THROW(transfer("neg", Account::wallet(alice, asset), Account::platform(AccountKind::revenue, asset), -5),
+               std::invalid_argument);
 }
 
-TEST_F(LedgerTest, StoresAnEmptyReferenceAndNoteAsNull) {
-  db::transact(*db, [&](pqxx::work& tx) { billing::post(*db, tx, {alice, asset, MinorUnits{1}, "test", "", ""}); });
-  EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM ledger_entries WHERE reference IS NULL AND note IS NULL"), "1");
-}
-
-TEST_F(LedgerTest, ForbidsUpdatingLedgerRows) {
-  post(alice, 1000);
-  pqxx::connection conn(db_url);
-  pqxx::work tx(conn);
-  try {
-    tx.exec("UPDATE ledger_entries SET amount_minor = 1");
-    FAIL() << "an UPDATE of ledger_entries succeeded";
-  } catch (const pqxx::sql_error& e) {
-    EXPECT_NE(std::string(e.what()).find("append-only"), std::string::npos) << e.what();
+TEST_F(LedgerTest, ForbidsUpdatingOrDeletingLedgerRows) {
+  adjust(alice, 1000);
+  for (const char* sql : {"UPDATE ledger_entries SET amount = 1", "DELETE FROM ledger_entries",
+                          "UPDATE ledger_txns SET kind = 'x'", "DELETE FROM ledger_txns",
+                          "TRUNCATE ledger_entries CASCADE"}) {
+    pqxx::connection conn(db_url);
+    pqxx::work tx(conn);
+    try {
+      tx.exec(sql);
+      ADD_FAILURE() << sql << " succeeded";
+    } catch (const pqxx::sql_error& e) {
+      EXPECT_NE(std::string(e.what()).find("append-only"), std::string::npos) << e.what();
+    }
   }
-}
-
-TEST_F(LedgerTest, ForbidsDeletingLedgerRows) {
-  post(alice, 1000);
-  pqxx::connection conn(db_url);
-  pqxx::work tx(conn);
-  try {
-    tx.exec("DELETE FROM ledger_entries");
-    FAIL() << "a DELETE from ledger_entries succeeded";
-  } catch (const pqxx::sql_error& e) {
-    EXPECT_NE(std::string(e.what()).find("append-only"), std::string::npos) << e.what();
-  }
-  EXPECT_EQ(ledger_rows(), 1);
+  EXPECT_EQ(entries(), 2);
 }
 
 TEST_F(LedgerTest, NeverOverdrawsUnderConcurrentDebits) {
-  post(alice, 1000);
+  adjust(alice, 1000);
   constexpr int kThreads = 4;
   constexpr int kDebitsEach = 10;
   std::atomic<int> accepted{0}, refused{0}, failed{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&] {
+    threads.emplace_back([&, t] {
       InfraCounters local;
       db::Db own(db_url, &local);
       for (int i = 0; i < kDebitsEach; ++i) {
         try {
           db::transact(own, [&](pqxx::work& tx) {
-            billing::post(own, tx, {alice, asset, MinorUnits{-50}, "test", "", ""});
+            billing::post(own, tx,
+                          {.kind = "test",
+                           .reference = std::to_string(t) + "-" + std::to_string(i),
+                           .legs = {{Account::wallet(alice, asset), Account::platform(AccountKind::revenue, asset), 50}}});
           });
           accepted.fetch_add(1);
         } catch (const billing::InsufficientBalance&) {
@@ -177,8 +206,8 @@ TEST_F(LedgerTest, NeverOverdrawsUnderConcurrentDebits) {
   EXPECT_EQ(failed.load(), 0);
   EXPECT_EQ(accepted.load(), 20);
   EXPECT_EQ(refused.load(), kThreads * kDebitsEach - 20);
-  EXPECT_EQ(balance(alice), 0);
-  expect_balances_match_ledger();
+  EXPECT_EQ(balance(Account::wallet(alice, asset)), 0);
+  expect_ledger_consistent();
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ TEST_F(MigrationsTest, AppliesTheFirstMigrationToAnEmptyDatabase) {
             db::embedded_migrations().front().name);
   // The schema of 0001 is there, with its default currency.
   EXPECT_EQ(query_value(db_url, "SELECT code FROM currency_assets WHERE is_default"), "USD");
-  for (const char* table : {"users", "api_keys", "currency_assets", "balances", "ledger_entries"}) {
+  for (const char* table : {"users", "api_keys", "currency_assets", "ledger_accounts", "ledger_txns", "ledger_entries"}) {
     EXPECT_EQ(query_value(db_url, std::string("SELECT to_regclass('public.") + table + "') IS NOT NULL"), "t") << table;
   }
 }
@@ -87,7 +87,9 @@ TEST_F(MigrationsTest, AppliesEachVersionExactlyOnceWhenInstancesMigrateTogether
   std::sort(applied.begin(), applied.end());
   EXPECT_EQ(applied, expected) << "every version must be applied by exactly one instance";
   EXPECT_EQ(applied_rows(db_url), static_cast<int>(expected.size()));
-  EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM currency_assets"), "1");
+  // Seed rows of the migrations exist once: the platform currency and the token asset.
+  EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM currency_assets"), "2");
+  EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM ledger_accounts WHERE owner = 'platform'"), "4");
 }
 
 TEST_F(MigrationsTest, RollsBackAFailingMigrationAndReleasesTheLock) {

@@ -59,6 +59,8 @@ enum class Reason {
   source_file_required,
   source_file_unsupported,
   service_maintenance,
+  // Beyond the spec: an Idempotency-Key reused with a different request (409).
+  idempotency_key_reused,
 };
 
 std::string_view to_string(Reason reason);
@@ -107,6 +109,13 @@ struct ApiError {
   static ApiError ip_banned(TimePoint banned_until, std::int64_t retry_after, std::int64_t step,
                             std::vector<std::int64_t> ladder_seconds);
   static ApiError rate_limited(std::int64_t retry_after);
+  // 429 token_quota_exceeded (spec 8.1): a token window of the key ("per_minute" ... "per_month")
+  // has no room for `requested` until reset_at; with Retry-After.
+  static ApiError token_window_exceeded(std::string window, std::int64_t limit, std::int64_t used,
+                                        std::int64_t requested, TimePoint reset_at, std::int64_t retry_after);
+  // 429 token_quota_exceeded with window "quota": the key's pool never resets, so reset_at and
+  // retry_after are null and there is no Retry-After.
+  static ApiError token_pool_exhausted(std::int64_t limit, std::int64_t used, std::int64_t requested);
 
   // 422 with one field; add more with add_field.
   static ApiError validation(std::string field, Message message);

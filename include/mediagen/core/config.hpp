@@ -31,7 +31,19 @@ struct Config {
   std::string developers_url = "https://mediagen.dev/developers";
 
   int io_threads = 1;
-  int workers = 0;  // 0: number of cores
+  int workers = 0;  // generation threads; MEDIAGEN_WORKERS unset: one per core; 0: none here
+  std::int64_t lease_seconds = 30;              // a claimed chunk's lease, renewed while it runs
+  std::int64_t sweep_interval_ms = 2000;        // lease rescue, re-stitching and the janitor
+  std::int64_t retention_seconds = 7 * 86400;   // files and texts after a terminal status (spec 8.2)
+  std::int64_t compensate_after_seconds = 3 * 86400;  // an untouched partially_completed order
+  std::int64_t link_ttl_seconds = 900;          // signed download links
+  // Content policy: chunks containing one of these terms (case-insensitive, whole words) are
+  // refused as policy_flagged without being synthesised.
+  std::vector<std::string> content_policy;
+  // Operator drills: chunks containing this marker fail as a technical error, and every chunk
+  // takes this much longer. Empty / 0 in normal operation.
+  std::string engine_fail_marker;
+  std::int64_t engine_delay_ms = 0;
   int db_pool_size = 8;
 
   std::int64_t key_cache_ttl_seconds = 3600;

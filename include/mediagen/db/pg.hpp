@@ -89,24 +89,32 @@ inline std::string text_array(const std::vector<std::string>& items) {
 }
 
 // Runs `fn(tx)` in one transaction and commits it. A broken connection becomes Unavailable.
+// A deadlock or serialization failure rolls everything back, so the whole of `fn` runs again
+// (a few times): `fn` must touch nothing but the database.
 template <class F>
 auto transact(Db& db, F&& fn) {
-  try {
-    pqxx::work tx(db.conn());
-    if constexpr (std::is_void_v<decltype(fn(tx))>) {
-      fn(tx);
-      tx.commit();
-    } else {
-      auto result = fn(tx);
-      tx.commit();
-      return result;
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      pqxx::work tx(db.conn());
+      if constexpr (std::is_void_v<decltype(fn(tx))>) {
+        fn(tx);
+        tx.commit();
+        return;
+      } else {
+        auto result = fn(tx);
+        tx.commit();
+        return result;
+      }
+    } catch (const pqxx::broken_connection& e) {
+      db.reset();
+      throw Unavailable(e.what());
+    } catch (const pqxx::in_doubt_error& e) {
+      db.reset();
+      throw Unavailable(e.what());
+    } catch (const pqxx::transaction_rollback&) {
+      if (attempt == kAttempts) throw;
     }
-  } catch (const pqxx::broken_connection& e) {
-    db.reset();
-    throw Unavailable(e.what());
-  } catch (const pqxx::in_doubt_error& e) {
-    db.reset();
-    throw Unavailable(e.what());
   }
 }
 

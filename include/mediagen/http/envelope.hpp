@@ -8,7 +8,8 @@
 
 namespace mediagen::http {
 
-Response success_response(const Reply& reply, Locale locale);
+// By value: a bare body (a file) is moved into the response, not copied.
+Response success_response(Reply reply, Locale locale);
 Response error_response(const ApiError& error, Locale locale, const TimeZone& tz);
 std::string error_body(const ApiError& error, Locale locale, const TimeZone& tz);
 

@@ -35,7 +35,9 @@ struct Reply {
   Message message{"ok"};
   std::string data_json = "null";
   Headers headers;
-  bool bare = false;  // data_json is the whole body, without the envelope (probes)
+  bool bare = false;  // data_json is the whole body, without the envelope (probes, files)
+  // The type of a bare body that is not JSON (a file); static text, as Response keeps a view.
+  std::string_view content_type;
 };
 
 // What the server writes. Pipelines build it from a Reply or an ApiError.

@@ -24,4 +24,19 @@ struct PreviewOptions {
 // POST /orders/chunks/preview, GET /orders/chunks/preview, GET /orders/chunks/preview/{previewId}.
 void register_preview_routes(http::Router& router, db::BlockingPool& pool, PreviewOptions options);
 
+// GET /orders, GET /orders/{order}, GET /orders/{order}/items, GET /orders/{order}/items/{item},
+// GET /orders/{order}/items/{item}/text (spec 4.1, 4.2), all with orders.read. Orders have no
+// update or delete: PUT, PATCH and DELETE /orders/{order} answer 405 from the router.
+void register_order_read_routes(http::Router& router, db::BlockingPool& pool);
+
+struct OrderWriteOptions {
+  std::string redis_prefix;
+};
+
+// POST /orders, POST /orders/{order}/cancel, POST /orders/{order}/retry, and the item actions
+// POST /orders/{order}/items/{item}/retry, POST /orders/{order}/items/retry-failed,
+// POST /orders/{order}/items/{item}/regenerate (spec 4.1, 4.2), all with orders.write.
+// POST /orders, order retry and item retry honour an Idempotency-Key header.
+void register_order_write_routes(http::Router& router, db::BlockingPool& pool, OrderWriteOptions options);
+
 }  // namespace mediagen::orders

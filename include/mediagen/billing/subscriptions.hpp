@@ -1,0 +1,45 @@
+#pragma once
+// Plans and subscriptions: a live subscription puts its plan's tokens for the period into the
+// user's quota account, which orders spend before the balance (spec 1, "Billing").
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mediagen/core/clock.hpp"
+#include "mediagen/core/ids.hpp"
+#include "mediagen/db/pg.hpp"
+
+namespace mediagen::billing {
+
+struct Plan {
+  std::string code;
+  std::string name;
+  std::int64_t tokens_per_period = 0;
+  int period_days = 30;
+  std::optional<int> concurrency_slots;  // orders active at once; nullopt: no limit
+  std::int64_t price_minor = 0;
+};
+
+// The demo plans (CONTRACTS: starter with a speech token quota and concurrency slots, and
+// pro), upserted by code.
+std::vector<Plan> seed_plans(db::Db& db, pqxx::work& tx);
+
+struct Grant {
+  std::int64_t subscription_id = 0;
+  Plan plan;
+  TimePoint starts_at;
+  TimePoint expires_at;
+  std::int64_t quota_tokens = 0;  // the quota balance after the grant
+};
+
+// Starts a subscription now (until `expires_at`, default one period). What an earlier
+// subscription left in the quota account lapses ("quota_expire"); the plan's tokens are granted
+// ("quota_grant"), both through the ledger. Throws std::invalid_argument for an unknown user or
+// plan, or an expiry not in the future.
+Grant grant_subscription(db::Db& db, UserId user, const std::string& plan_code, std::optional<TimePoint> expires_at);
+
+// Pauses or resumes work intake (503 service_maintenance).
+void set_maintenance(db::Db& db, bool on);
+
+}  // namespace mediagen::billing

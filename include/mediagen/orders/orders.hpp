@@ -1,0 +1,62 @@
+#pragma once
+// Order operations that move money (spec 1, 3.1, 4.1, 4.1.1, 4.2, 7.1): create, cancel, order
+// retry, item retry, bulk retry and regenerate. Each runs in ONE database transaction holding
+// its state change and its ledger transfers, so a refusal changes nothing and a crash loses
+// nothing. All functions run blocking SQL (call them on the blocking pool).
+//
+// Replies carry the response data already rendered (JSON) in the caller's time zone.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "mediagen/auth/principal.hpp"
+#include "mediagen/core/api_error.hpp"
+#include "mediagen/core/time_zone.hpp"
+#include "mediagen/db/db.hpp"
+
+namespace mediagen::cache {
+class Redis;
+}
+
+namespace mediagen::orders {
+
+struct OperationReply {
+  int status = 200;
+  const char* message = "ok";  // catalogue key of the envelope's message
+  std::string data_json;
+  bool replayed = false;  // answered from an earlier request with the same Idempotency-Key
+};
+
+// Who asks, and how to render times.
+struct Caller {
+  const auth::Principal& principal;
+  TimeZone tz;
+  std::string redis_prefix;
+};
+
+// An Idempotency-Key header with the hash of the request it came with.
+struct IdempotencyKey {
+  std::string key;
+  std::string request_hash;  // sha256 of method, path and body
+};
+
+// 1..255 visible ASCII characters; otherwise nullopt (the route answers 422).
+std::optional<std::string> valid_idempotency_key(std::string_view header) noexcept;
+
+Result<OperationReply> create_order(db::Db& db, cache::Redis& redis, const Caller& caller, const nlohmann::json& body,
+                                    const std::optional<IdempotencyKey>& idempotency);
+Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::string_view order_id);
+Result<OperationReply> retry_order(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
+                                   const nlohmann::json& body, const std::optional<IdempotencyKey>& idempotency);
+
+Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
+                                  std::string_view item_id, const nlohmann::json& body,
+                                  const std::optional<IdempotencyKey>& idempotency);
+Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std::string_view order_id);
+Result<OperationReply> regenerate_item(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
+                                       std::string_view item_id, const nlohmann::json& body);
+
+}  // namespace mediagen::orders

@@ -1,0 +1,64 @@
+#pragma once
+// The generation workers of one instance.
+//
+// Threads: `workers` threads each with its own PostgreSQL connection loop claim -> engine ->
+// storage -> complete/fail -> stitch when the order is ready. One listener thread holds a
+// connection in LISTEN mediagen_queue and wakes idle workers when work is committed (order
+// creation and requeues NOTIFY in their transaction); every `wake_interval` it wakes them anyway,
+// the safety net for a notification lost while reconnecting. Idle workers block on a condition
+// variable: no polling loop. While the engine runs, the claim's lease is extended every lease/3.
+// One sweeper thread, every `sweep_interval`: expired leases back to the queue, expired
+// stitches redone, the janitor (retention, compensation).
+//
+// stop() drains: no new claims, the chunks in flight go back to the queue at once (their late
+// completions are fenced out), threads joined. Several instances share one database safely.
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "mediagen/core/counters.hpp"
+#include "mediagen/workers/content_check.hpp"
+
+namespace mediagen::storage {
+class ObjectStore;
+}
+
+namespace mediagen::workers {
+
+class SpeechSource;
+namespace detail {
+struct PoolState;
+}
+
+struct WorkerPoolOptions {
+  int workers = 1;
+  std::chrono::milliseconds lease{std::chrono::seconds(30)};
+  std::chrono::milliseconds stitch_lease{std::chrono::seconds(120)};
+  std::chrono::milliseconds wake_interval{std::chrono::seconds(3)};
+  std::chrono::milliseconds sweep_interval{std::chrono::seconds(5)};
+  std::chrono::seconds retention{std::chrono::hours(24 * 7)};
+  std::chrono::seconds compensate_after{std::chrono::hours(24 * 3)};
+  ContentRules content;                      // policy terms and the fault-drill marker
+  std::chrono::milliseconds engine_delay{0};  // crash drills: a pause before each chunk's engine call
+  std::string speech_engine = "espeak";      // the orders.engine_request "engine" the source serves
+};
+
+class WorkerPool {
+ public:
+  WorkerPool(WorkerPoolOptions options, SpeechSource& speech, storage::ObjectStore& store, std::string database_url,
+             InfraCounters& counters);
+  ~WorkerPool();  // stop()
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  void start();
+  void stop();
+
+  // Chunks settled by this pool since start (completed + failed); for tests and metrics.
+  std::uint64_t settled_chunks() const;
+
+ private:
+  std::unique_ptr<detail::PoolState> state_;
+};
+
+}  // namespace mediagen::workers

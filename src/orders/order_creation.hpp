@@ -1,0 +1,37 @@
+#pragma once
+// The transaction that creates an order, shared by POST /orders and order retry.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "mediagen/orders/chunker.hpp"
+#include "mediagen/orders/orders.hpp"
+
+namespace mediagen::orders {
+
+struct NewOrder {
+  std::string task_type = "tts";
+  std::string service_key;
+  std::string model_id;
+  std::optional<std::string> template_id;
+  std::string config_snapshot = "{}";
+  std::string config_override = "{}";
+  GenerationMode mode = GenerationMode::ordinary;
+  std::string task_data = "{}";
+  std::string engine_request = "{}";
+  std::string input_text;
+  std::int64_t price_per_1k_minor = 0;
+  ChunkerOptions chunker;
+  ChunkPlan plan;                      // the chunks; empty when the request is refused anyway
+  std::optional<std::string> retry_of;
+};
+
+// In one transaction, in the spec's order: Idempotency-Key claim, concurrency slots and the
+// key's token limits (429), quota then balance (402), maintenance (503), then `shape` (a 422
+// found while reading the request), and only then the inserts. Any refusal rolls everything
+// back. `idempotency_scope` names the operation the key belongs to.
+Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Caller& caller, const NewOrder& order,
+                                    std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,
+                                    std::string_view idempotency_scope, int created_status = 201);
+
+}  // namespace mediagen::orders

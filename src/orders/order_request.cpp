@@ -1,0 +1,150 @@
+#include "order_request.hpp"
+
+#include "mediagen/core/uuid.hpp"
+#include "mediagen/orders/order.hpp"
+#include "mediagen/orders/text_rules.hpp"
+
+namespace mediagen::orders {
+namespace {
+
+using nlohmann::json;
+
+const json* field(const json& object, const char* name) {
+  auto it = object.find(name);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+Message msg(const char* key, std::string attribute) { return Message{key, {{"attribute", std::move(attribute)}}}; }
+
+void read_text(CreateRequest& r, const json* value, const std::string& name, std::size_t max_chars) {
+  if (!value || (value->is_string() && value->get_ref<const std::string&>().empty())) {
+    r.errors.add(name, msg("validation.required", name));
+    return;
+  }
+  if (!value->is_string()) {
+    r.errors.add(name, msg("validation.string", name));
+    return;
+  }
+  r.text = value->get<std::string>();
+  if (count_code_points(r.text) > max_chars) {
+    r.errors.add(name, Message{"validation.max_string", {{"attribute", name}, {"max", std::to_string(max_chars)}}});
+  } else if (trim_spaces(strip_brackets(r.text)).empty()) {
+    r.errors.add(name, msg("validation.nothing_to_speak", name));
+  } else {
+    r.text_ok = true;
+  }
+}
+
+void read_integer(CreateRequest& r, const json& object, const char* key, std::int64_t min, std::int64_t max) {
+  const json* v = field(object, key);
+  if (!v) return;
+  const std::string name = std::string("task_data.") + key;
+  if (!v->is_number_integer()) {
+    r.errors.add(name, msg("validation.integer", name));
+  } else if (v->get<std::int64_t>() < min || v->get<std::int64_t>() > max) {
+    r.errors.add(name, Message{"validation.between",
+                               {{"attribute", name}, {"min", std::to_string(min)}, {"max", std::to_string(max)}}});
+  }
+}
+
+void read_task_data(CreateRequest& r) {
+  if (r.task_type == "sfx") {
+    read_text(r, field(r.task_data, "text"), "task_data.text", kPromptCapacity);
+    if (const json* d = field(r.task_data, "duration_seconds")) {
+      if (!d->is_number()) {
+        r.errors.add("task_data.duration_seconds", msg("validation.numeric", "task_data.duration_seconds"));
+      } else if (d->get<double>() < 0.5 || d->get<double>() > 22) {
+        r.errors.add("task_data.duration_seconds",
+                     Message{"validation.between", {{"attribute", "task_data.duration_seconds"}, {"min", "0.5"}, {"max", "22"}}});
+      }
+    }
+  } else if (r.task_type == "music") {
+    read_text(r, field(r.task_data, "prompt"), "task_data.prompt", kPromptCapacity);
+    read_integer(r, r.task_data, "n_variants", 1, 4);
+  } else if (r.task_type == "voice_search") {
+    read_integer(r, r.task_data, "top", 1, 50);
+    // The audio comes as multipart input_files[]; a JSON body never carries it (spec 4.1.1:
+    // refused before any charge).
+    r.refusal = ApiError::refusal(422, Reason::source_file_required);
+  }
+}
+
+void read_config_override(CreateRequest& r, const json* value) {
+  if (!value) return;
+  if (!value->is_object()) {
+    r.errors.add("config_override", msg("validation.object", "config_override"));
+    return;
+  }
+  r.config_override = *value;
+  for (const auto& [key, v] : value->items()) {
+    const std::string name = "config_override." + key;
+    if (key != "generation_mode") {
+      r.errors.add(name, Message{"validation.in", {{"attribute", "config_override"}, {"values", "generation_mode"}}});
+      continue;
+    }
+    if (v.is_null()) continue;
+    auto mode = v.is_string() ? generation_mode_from_string(v.get_ref<const std::string&>()) : std::nullopt;
+    if (!mode) {
+      r.errors.add(name, Message{"validation.in", {{"attribute", name}, {"values", "ordinary, paragraph"}}});
+    } else {
+      r.mode = *mode;
+    }
+  }
+}
+
+}  // namespace
+
+Result<CreateRequest> read_create_request(const json& body) {
+  if (!body.is_object()) return ApiError::validation("body", msg("validation.object", "body"));
+  CreateRequest r;
+
+  const json* template_id = field(body, "template_id");
+  const json* task_type = field(body, "task_type");
+  if (template_id) {
+    if (!template_id->is_string() || !is_uuid(template_id->get_ref<const std::string&>())) {
+      r.errors.add("template_id", msg("validation.uuid", "template_id"));
+    } else {
+      r.template_id = template_id->get<std::string>();
+    }
+  }
+  if (task_type) {
+    const std::string* name = task_type->is_string() ? &task_type->get_ref<const std::string&>() : nullptr;
+    if (name && is_task_type(*name) && !is_orderable_task_type(*name)) {
+      r.refusal = ApiError::refusal(422, Reason::service_not_found);
+    } else if (!name || !is_orderable_task_type(*name)) {
+      r.errors.add("task_type", Message{"validation.in", {{"attribute", "task_type"}, {"values", "sfx, music, voice_search"}}});
+    } else if (template_id && *name != "tts") {
+      // A template fixes the service: only its own kind may be named beside it.
+      r.errors.add("task_type", Message{"validation.in", {{"attribute", "task_type"}, {"values", "tts"}}});
+    } else if (!template_id && *name == "tts") {
+      r.errors.add("template_id", Message{"validation.required", {{"attribute", "template_id"}}});
+    } else {
+      r.task_type = *name;
+    }
+  } else if (!template_id) {
+    r.errors.add("template_id", Message{"validation.required_without", {{"attribute", "template_id"}, {"other", "task_type"}}});
+    r.errors.add("task_type", Message{"validation.required_without", {{"attribute", "task_type"}, {"other", "template_id"}}});
+  }
+
+  if (const json* data = field(body, "task_data")) {
+    if (!data->is_object()) r.errors.add("task_data", msg("validation.object", "task_data"));
+    else r.task_data = *data;
+  }
+  if (template_id) {
+    read_text(r, field(body, "input_text"), "input_text", kMaxInputChars);
+  } else if (task_type && r.task_type != "tts" && !r.refusal) {
+    read_task_data(r);
+  }
+  read_config_override(r, field(body, "config_override"));
+
+  // Accepted and ignored in normal mode (spec 4.1), but still typed.
+  if (const json* v = field(body, "confirm_payg_topup"); v && !v->is_boolean()) {
+    r.errors.add("confirm_payg_topup", msg("validation.boolean", "confirm_payg_topup"));
+  }
+  if (const json* v = field(body, "quote_token"); v && !v->is_string()) {
+    r.errors.add("quote_token", msg("validation.string", "quote_token"));
+  }
+  return r;
+}
+
+}  // namespace mediagen::orders

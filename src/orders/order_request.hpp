@@ -1,0 +1,38 @@
+#pragma once
+// The body of POST /orders (spec 4.1.1), read leniently: every shape problem is collected and
+// reported only after the template, quota, billing and maintenance checks, which is the
+// spec's order ("request shape (422)" comes last).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "field_errors.hpp"
+#include "mediagen/orders/chunker.hpp"
+
+namespace mediagen::orders {
+
+// The longest input_text an order takes (code points), as for the preview.
+inline constexpr std::size_t kMaxInputChars = 1'000'000;
+// Prompts of template-less generative services are one chunk of at most this many characters.
+inline constexpr std::size_t kPromptCapacity = 5000;
+
+struct CreateRequest {
+  std::optional<std::string> template_id;  // a well-formed uuid
+  std::string task_type = "tts";           // tts with a template; sfx, music, voice_search without
+  std::string text;                        // input_text (tts) or the prompt (sfx, music)
+  bool text_ok = false;                    // `text` passed its checks: the estimate can use it
+  nlohmann::json config_override = nlohmann::json::object();
+  nlohmann::json task_data = nlohmann::json::object();
+  GenerationMode mode = GenerationMode::ordinary;
+  FieldErrors errors;
+  std::optional<ApiError> refusal;  // a domain 422 (service_not_found, source_file_required)
+
+  bool acceptable() const noexcept { return errors.empty() && !refusal; }
+};
+
+// A body that is not a JSON object cannot be read at all: that is the one immediate 422.
+Result<CreateRequest> read_create_request(const nlohmann::json& body);
+
+}  // namespace mediagen::orders

@@ -1,0 +1,151 @@
+// HTTP of the order operations that move money: read the request on the I/O thread, run the
+// operation (one transaction) on the blocking pool, answer.
+#include <nlohmann/json.hpp>
+
+#include "mediagen/cache/redis.hpp"
+#include "mediagen/core/crypto.hpp"
+#include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/http/router.hpp"
+#include "mediagen/orders/orders.hpp"
+#include "mediagen/orders/routes.hpp"
+
+namespace mediagen::orders {
+namespace {
+
+namespace asio = boost::asio;
+
+// input_text may hold 1,000,000 code points of up to 4 bytes each.
+constexpr std::size_t kCreateBodyLimit = 4 * 1'000'000 + 64 * 1024;
+constexpr std::size_t kActionBodyLimit = 4 * 50'000 + 16 * 1024;
+
+struct Shared {
+  db::BlockingPool& pool;
+  OrderWriteOptions options;
+};
+
+// The Idempotency-Key of the request, hashed with what it asks for; 422 when malformed.
+Result<std::optional<IdempotencyKey>> idempotency_of(const http::RequestContext& ctx) {
+  auto header = ctx.request.header("Idempotency-Key");
+  if (!header) return std::optional<IdempotencyKey>{};
+  auto key = valid_idempotency_key(*header);
+  if (!key) {
+    return ApiError::validation("Idempotency-Key", Message{"validation.idempotency_key", {{"attribute", "Idempotency-Key"}}});
+  }
+  const std::string what = std::string(http::to_string(ctx.request.method())) + " " + ctx.path + "\n" +
+                           std::string(ctx.request.body());
+  const auto digest = crypto::sha256(what);
+  return std::optional<IdempotencyKey>{IdempotencyKey{*key, crypto::to_hex(digest)}};
+}
+
+http::Reply to_reply(const OperationReply& r) {
+  http::Reply reply{.status = r.status, .message = Message{r.message}, .data_json = r.data_json};
+  if (r.replayed) reply.headers.emplace_back("Idempotent-Replayed", "true");
+  return reply;
+}
+
+std::string param(const http::RequestContext& ctx, std::string_view name) {
+  return std::string(ctx.params.get(name).value_or(""));
+}
+
+const nlohmann::json& empty_object() {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  return kEmpty;
+}
+
+// The parsed body, or {} for a body-less POST (the spec's action routes take none).
+const nlohmann::json& body_of(const http::RequestContext& ctx) {
+  return ctx.json && !ctx.json->is_null() ? *ctx.json : empty_object();
+}
+
+// Runs `op(db, redis, caller)` on the pool and answers with its reply.
+template <class Op>
+asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, Op op) {
+  auto job = [&s, &ctx, op = std::move(op)](db::Resources& r) -> Result<http::Reply> {
+    const Caller caller{*ctx.principal, ctx.tz, s.options.redis_prefix};
+    auto result = op(r.db, r.redis, caller);
+    if (!result) return result.error();
+    return to_reply(*result);
+  };
+  Result<http::Reply> reply = co_await s.pool.run(std::move(job));
+  co_return reply;
+}
+
+}  // namespace
+
+void register_order_write_routes(http::Router& router, db::BlockingPool& pool, OrderWriteOptions options) {
+  auto shared = std::make_shared<Shared>(Shared{pool, std::move(options)});
+  auto add = [&](std::string pattern, std::size_t limit, auto handler) {
+    router.add_api({
+        .method = http::Method::post,
+        .pattern = std::move(pattern),
+        .access = http::Access::scope,
+        .scope = auth::Scope::orders_write,
+        .body_limit = limit,
+        .json_body = true,
+        .handler = [shared, handler](http::RequestContext& ctx) { return handler(*shared, ctx); },
+    });
+  };
+
+  add("/orders", kCreateBodyLimit, [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
+    auto key = idempotency_of(ctx);
+    if (!key) co_return key.error();
+    auto op = [&ctx, key = *key](db::Db& db, cache::Redis& redis, const Caller& caller) {
+      return create_order(db, redis, caller, body_of(ctx), key);
+    };
+    Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+    co_return reply;
+  });
+
+  add("/orders/{order}/cancel", kActionBodyLimit,
+      [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
+        auto op = [id = param(ctx, "order")](db::Db& db, cache::Redis&, const Caller& caller) {
+          return cancel_order(db, caller, id);
+        };
+        Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+        co_return reply;
+      });
+
+  add("/orders/{order}/retry", kActionBodyLimit,
+      [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
+        auto key = idempotency_of(ctx);
+        if (!key) co_return key.error();
+        auto op = [&ctx, id = param(ctx, "order"), key = *key](db::Db& db, cache::Redis& redis, const Caller& caller) {
+          return retry_order(db, redis, caller, id, body_of(ctx), key);
+        };
+        Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+        co_return reply;
+      });
+
+  add("/orders/{order}/items/retry-failed", kActionBodyLimit,
+      [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
+        auto op = [id = param(ctx, "order")](db::Db& db, cache::Redis&, const Caller& caller) {
+          return retry_failed_items(db, caller, id);
+        };
+        Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+        co_return reply;
+      });
+
+  add("/orders/{order}/items/{item}/retry", kActionBodyLimit,
+      [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
+        auto key = idempotency_of(ctx);
+        if (!key) co_return key.error();
+        auto op = [&ctx, order = param(ctx, "order"), item = param(ctx, "item"), key = *key](
+                      db::Db& db, cache::Redis& redis, const Caller& caller) {
+          return retry_item(db, redis, caller, order, item, body_of(ctx), key);
+        };
+        Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+        co_return reply;
+      });
+
+  add("/orders/{order}/items/{item}/regenerate", kActionBodyLimit,
+      [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
+        auto op = [&ctx, order = param(ctx, "order"), item = param(ctx, "item")](db::Db& db, cache::Redis& redis,
+                                                                                 const Caller& caller) {
+          return regenerate_item(db, redis, caller, order, item, body_of(ctx));
+        };
+        Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+        co_return reply;
+      });
+}
+
+}  // namespace mediagen::orders

@@ -1,0 +1,43 @@
+#include "media_type.hpp"
+
+#include <string>
+
+namespace mediagen::storage {
+namespace {
+
+struct Entry {
+  std::string_view extension;
+  std::string_view type;
+};
+
+constexpr Entry kTypes[] = {
+    {"mp3", "audio/mpeg"},
+    {"wav", "audio/wav"},
+    {"ogg", "audio/ogg"},
+    {"flac", "audio/flac"},
+    {"m4a", "audio/mp4"},
+    {"srt", "application/x-subrip; charset=utf-8"},
+    {"vtt", "text/vtt; charset=utf-8"},
+    {"txt", "text/plain; charset=utf-8"},
+    {"json", "application/json; charset=utf-8"},
+};
+
+}  // namespace
+
+std::string_view media_type_for(std::string_view key) {
+  const std::size_t dot = key.rfind('.');
+  const std::size_t slash = key.rfind('/');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) {
+    return "application/octet-stream";
+  }
+  std::string extension(key.substr(dot + 1));
+  for (char& c : extension) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  for (const auto& e : kTypes) {
+    if (e.extension == extension) return e.type;
+  }
+  return "application/octet-stream";
+}
+
+}  // namespace mediagen::storage

@@ -1,0 +1,44 @@
+#pragma once
+// One claimed chunk's work between claim and settle: content checks, engine, finishing (loudness,
+// fades, MP3), storage. Returns what to settle the chunk with; never touches the database.
+#include <functional>
+#include <string>
+#include <variant>
+
+#include "mediagen/workers/chunk_queue.hpp"
+#include "mediagen/workers/content_check.hpp"
+
+namespace mediagen::storage {
+class ObjectStore;
+}
+
+namespace mediagen::workers {
+class SpeechSource;
+}
+
+namespace mediagen::workers::detail {
+
+struct ChunkFailure {
+  FailureKind kind = FailureKind::technical;
+  std::string reason;  // the item's failure_reason
+  std::string detail;  // for the log
+};
+
+// The pool is stopping and the chunk was given back before its engine ran: nothing to settle.
+struct Abandoned {};
+
+using ChunkResult = std::variant<ChunkOutput, ChunkFailure, Abandoned>;
+
+struct ChunkContext {
+  SpeechSource& speech;
+  storage::ObjectStore& store;
+  const ContentRules& content;
+  std::string_view speech_engine;  // the engine_request "engine" `speech` serves
+  // Sleeps the drill's engine delay, if any; false when the pool is stopping (the engine is
+  // then not started: the drain has given the chunk back already).
+  std::function<bool()> before_engine;
+};
+
+ChunkResult run_chunk(const ClaimedChunk& chunk, const ChunkContext& context);
+
+}  // namespace mediagen::workers::detail

@@ -1,0 +1,56 @@
+#include "engine_request.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace mediagen::workers::detail {
+namespace {
+
+// Absent and null are the same: the engine's neutral value.
+bool read_string(const nlohmann::json& doc, const char* key, std::string& out) {
+  auto it = doc.find(key);
+  if (it == doc.end() || it->is_null()) return true;
+  if (!it->is_string()) return false;
+  out = it->get<std::string>();
+  return true;
+}
+
+bool read_number(const nlohmann::json& doc, const char* key, std::optional<double>& out) {
+  auto it = doc.find(key);
+  if (it == doc.end() || it->is_null()) return true;
+  if (!it->is_number()) return false;
+  out = it->get<double>();
+  return true;
+}
+
+}  // namespace
+
+std::optional<EngineRequest> parse_engine_request(std::string_view json) {
+  const auto doc = nlohmann::json::parse(json, nullptr, false);
+  if (!doc.is_object()) return std::nullopt;
+  auto engine = doc.find("engine");
+  if (engine == doc.end() || !engine->is_string()) return std::nullopt;
+  EngineRequest r;
+  r.engine = engine->get<std::string>();
+  if (!read_string(doc, "voice", r.speech.espeak_voice) || !read_string(doc, "variant", r.speech.variant) ||
+      !read_string(doc, "language", r.speech.language_code)) {
+    return std::nullopt;
+  }
+  auto settings = doc.find("settings");
+  if (settings != doc.end() && !settings->is_null()) {
+    if (!settings->is_object()) return std::nullopt;
+    auto& s = r.speech.settings;
+    if (!read_number(*settings, "stability", s.stability) ||
+        !read_number(*settings, "similarity_boost", s.similarity_boost) ||
+        !read_number(*settings, "speed", s.speed)) {
+      return std::nullopt;
+    }
+    auto boost = settings->find("use_speaker_boost");
+    if (boost != settings->end() && !boost->is_null()) {
+      if (!boost->is_boolean()) return std::nullopt;
+      s.use_speaker_boost = boost->get<bool>();
+    }
+  }
+  return r;
+}
+
+}  // namespace mediagen::workers::detail

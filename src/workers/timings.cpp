@@ -1,0 +1,32 @@
+#include "timings.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace mediagen::workers::detail {
+
+std::string timings_to_json(std::span<const engines::WordTiming> words) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (i) out += ',';
+    out += '[' + std::to_string(words[i].text_offset) + ',' + std::to_string(words[i].text_length) + ',' +
+           std::to_string(words[i].start_ms) + ']';
+  }
+  return out + "]";
+}
+
+std::optional<std::vector<engines::WordTiming>> timings_from_json(std::string_view json) {
+  const auto doc = nlohmann::json::parse(json, nullptr, false);
+  if (!doc.is_array()) return std::nullopt;
+  std::vector<engines::WordTiming> words;
+  words.reserve(doc.size());
+  for (const auto& w : doc) {
+    if (!w.is_array() || w.size() != 3) return std::nullopt;
+    for (const auto& v : w) {
+      if (!v.is_number_unsigned()) return std::nullopt;
+    }
+    words.push_back({w[0].get<std::size_t>(), w[1].get<std::size_t>(), w[2].get<std::int64_t>()});
+  }
+  return words;
+}
+
+}  // namespace mediagen::workers::detail

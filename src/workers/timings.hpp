@@ -1,0 +1,19 @@
+#pragma once
+// Word timings as order_items.timings stores them: [[byte offset, byte length, start ms], ...]
+// on the chunk's own MP3 time line. Compact, and enough to rebuild subtitles at stitching.
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mediagen/engines/engine.hpp"
+
+namespace mediagen::workers::detail {
+
+std::string timings_to_json(std::span<const engines::WordTiming> words);
+
+// nullopt when the JSON is not an array of three non-negative integers each.
+std::optional<std::vector<engines::WordTiming>> timings_from_json(std::string_view json);
+
+}  // namespace mediagen::workers::detail

@@ -1,0 +1,309 @@
+#include "mediagen/workers/worker_pool.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <stop_token>
+#include <thread>
+#include <vector>
+
+#include "chunk_job.hpp"
+#include "mediagen/core/log.hpp"
+#include "mediagen/db/pg.hpp"
+#include "mediagen/workers/chunk_queue.hpp"
+#include "mediagen/workers/janitor.hpp"
+#include "mediagen/workers/speech_source.hpp"
+#include "mediagen/workers/stitcher.hpp"
+
+namespace mediagen::workers {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+namespace detail {
+
+struct PoolState {
+  WorkerPoolOptions options;
+  SpeechSource& speech;
+  storage::ObjectStore& store;
+  std::string url;
+  InfraCounters& counters;
+
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::uint64_t generation = 0;  // moves on every wake-up; idle workers wait for it to move
+  bool started = false;
+  bool stopping = false;
+  std::set<std::string> in_flight;  // lease tokens held by this pool's workers
+  std::atomic<std::uint64_t> settled{0};
+  std::vector<std::thread> threads;
+
+  PoolState(WorkerPoolOptions o, SpeechSource& sp, storage::ObjectStore& st, std::string u, InfraCounters& c)
+      : options(std::move(o)), speech(sp), store(st), url(std::move(u)), counters(c) {}
+
+  bool is_stopping() {
+    std::lock_guard lock(mutex);
+    return stopping;
+  }
+
+  std::uint64_t current_generation() {
+    std::lock_guard lock(mutex);
+    return generation;
+  }
+
+  void wake() {
+    {
+      std::lock_guard lock(mutex);
+      ++generation;
+    }
+    cv.notify_all();
+  }
+
+  void wait_for_work(std::uint64_t seen) {
+    std::unique_lock lock(mutex);
+    cv.wait(lock, [&] { return stopping || generation != seen; });
+  }
+
+  // False when the pool is stopping (at once or during the sleep).
+  bool sleep_for(milliseconds d) {
+    std::unique_lock lock(mutex);
+    return !cv.wait_for(lock, d, [&] { return stopping; });
+  }
+
+  // False when the pool is stopping: the claim must go back at once, stop() may have missed it.
+  bool hold(const std::string& token) {
+    std::lock_guard lock(mutex);
+    if (stopping) return false;
+    in_flight.insert(token);
+    return true;
+  }
+
+  void drop(const std::string& token) {
+    std::lock_guard lock(mutex);
+    in_flight.erase(token);
+  }
+};
+
+}  // namespace detail
+
+namespace {
+
+using State = detail::PoolState;
+
+QueueOptions queue_options(const WorkerPoolOptions& o) { return {.stitch_lease = o.stitch_lease}; }
+
+// Wakes idle workers on every NOTIFY of the queue channel.
+class QueueReceiver final : public pqxx::notification_receiver {
+ public:
+  QueueReceiver(pqxx::connection_base& conn, State& state)
+      : pqxx::notification_receiver(conn, std::string(kQueueChannel)), state_(state) {}
+  void operator()(const std::string&, int) override { state_.wake(); }
+
+ private:
+  State& state_;
+};
+
+void listener_loop(State& s) {
+  while (!s.is_stopping()) {
+    try {
+      pqxx::connection conn(s.url);
+      QueueReceiver receiver(conn, s);
+      s.wake();  // work committed while nobody listened
+      auto last_wake = steady_clock::now();
+      while (!s.is_stopping()) {
+        // A short wait so stop() is noticed quickly; it costs a select(), not a query.
+        conn.await_notification(0, 250'000);
+        if (steady_clock::now() - last_wake >= s.options.wake_interval) {
+          s.wake();
+          last_wake = steady_clock::now();
+        }
+      }
+    } catch (const std::exception& e) {
+      log::warn("queue listener: reconnecting", {{"error", e.what()}});
+      s.sleep_for(std::chrono::seconds(1));
+    }
+  }
+}
+
+// Extends the lease every lease/3 until stopped; records until when the lease is known to hold.
+void heartbeat_loop(State& s, ChunkQueue& queue, const ClaimedChunk& c, std::atomic<std::int64_t>& lease_end_ms,
+                    std::stop_token stop) {
+  std::mutex m;
+  std::condition_variable_any cv;
+  const auto interval = std::max(milliseconds(1), s.options.lease / 3);
+  std::unique_lock lock(m);
+  while (true) {
+    cv.wait_for(lock, stop, interval, [] { return false; });
+    if (stop.stop_requested()) return;
+    try {
+      const auto at = steady_clock::now();
+      if (!queue.heartbeat(c.item_id, c.lease_token, s.options.lease)) {
+        log::warn("lease lost", {{"item_id", c.item_id}});
+        return;
+      }
+      lease_end_ms = std::chrono::duration_cast<milliseconds>((at + s.options.lease).time_since_epoch()).count();
+    } catch (const std::exception& e) {
+      log::warn("heartbeat failed", {{"item_id", c.item_id}, {"error", e.what()}});
+    }
+  }
+}
+
+// Settles the chunk; while PostgreSQL is unreachable, tries again until the lease is surely gone
+// (then the sweeper of some instance requeues it).
+Settled settle(ChunkQueue& queue, const ClaimedChunk& c, const detail::ChunkResult& result,
+               const std::atomic<std::int64_t>& lease_end_ms) {
+  while (true) {
+    try {
+      if (const auto* out = std::get_if<ChunkOutput>(&result)) return queue.complete(c.item_id, c.lease_token, *out);
+      const auto& failure = std::get<detail::ChunkFailure>(result);
+      return queue.fail(c.item_id, c.lease_token, failure.kind, failure.reason);
+    } catch (const db::Unavailable& e) {
+      const auto now_ms = std::chrono::duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+      if (now_ms > lease_end_ms.load()) {
+        log::warn("settle abandoned: lease over", {{"item_id", c.item_id}, {"error", e.what()}});
+        return {};
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    } catch (const std::exception& e) {
+      log::error("settle failed", {{"item_id", c.item_id}, {"error", e.what()}});
+      return {};
+    }
+  }
+}
+
+void run_stitch(Stitcher& stitcher, ChunkQueue& queue, const StitchJob& job) {
+  try {
+    stitcher.stitch(queue, job);
+  } catch (const std::exception& e) {
+    log::error("stitch failed", {{"order_id", job.order_id}, {"error", e.what()}});
+  }
+}
+
+void process(State& s, ChunkQueue& queue, Stitcher& stitcher, const ClaimedChunk& c) {
+  const detail::ChunkContext context{s.speech, s.store, s.options.content, s.options.speech_engine,
+                                     [&s] { return s.sleep_for(s.options.engine_delay); }};
+  std::atomic<std::int64_t> lease_end_ms{
+      std::chrono::duration_cast<milliseconds>((steady_clock::now() + s.options.lease).time_since_epoch()).count()};
+  detail::ChunkResult result;
+  {
+    // Joined before settling: the heartbeat shares this worker's connection.
+    std::jthread heartbeat([&](std::stop_token stop) { heartbeat_loop(s, queue, c, lease_end_ms, stop); });
+    try {
+      result = detail::run_chunk(c, context);
+    } catch (const std::exception& e) {
+      result = detail::ChunkFailure{FailureKind::technical, "engine_error", e.what()};
+    }
+  }
+  if (std::holds_alternative<detail::Abandoned>(result)) return;
+  if (const auto* f = std::get_if<detail::ChunkFailure>(&result)) {
+    log::info("chunk failed", {{"item_id", c.item_id}, {"reason", f->reason}, {"detail", f->detail}});
+  }
+  const Settled settled = settle(queue, c, result, lease_end_ms);
+  if (!settled.applied) {
+    log::info("chunk result discarded: lease lost", {{"item_id", c.item_id}});
+    return;
+  }
+  s.settled.fetch_add(1, std::memory_order_relaxed);
+  if (settled.stitch) run_stitch(stitcher, queue, *settled.stitch);
+}
+
+void worker_loop(State& s) {
+  db::Db db(s.url, &s.counters);
+  ChunkQueue queue(db, queue_options(s.options));
+  Stitcher stitcher(s.store);
+  while (!s.is_stopping()) {
+    const auto seen = s.current_generation();
+    std::optional<ClaimedChunk> chunk;
+    try {
+      chunk = queue.claim(s.options.lease);
+    } catch (const std::exception& e) {
+      log::warn("claim failed", {{"error", e.what()}});
+      s.sleep_for(std::chrono::seconds(1));
+      continue;
+    }
+    if (!chunk) {
+      s.wait_for_work(seen);
+      continue;
+    }
+    if (!s.hold(chunk->lease_token)) {
+      try {
+        queue.release_own(std::span<const std::string>(&chunk->lease_token, 1));
+      } catch (const std::exception& e) {
+        log::warn("drain: release failed", {{"item_id", chunk->item_id}, {"error", e.what()}});
+      }
+      return;
+    }
+    process(s, queue, stitcher, *chunk);
+    s.drop(chunk->lease_token);
+  }
+}
+
+void sweeper_loop(State& s) {
+  db::Db db(s.url, &s.counters);
+  ChunkQueue queue(db, queue_options(s.options));
+  Stitcher stitcher(s.store);
+  Janitor janitor(db, s.store, {.retention = s.options.retention, .compensate_after = s.options.compensate_after});
+  do {
+    try {
+      const auto swept = queue.release_expired_leases();
+      if (swept.requeued > 0 || swept.failed > 0) {
+        log::info("expired leases", {{"requeued", swept.requeued}, {"failed", swept.failed}});
+      }
+      for (const auto& job : queue.expired_stitches()) run_stitch(stitcher, queue, job);
+      const auto cleaned = janitor.run_once();
+      if (cleaned.files_removed > 0 || cleaned.compensated > 0) {
+        log::info("janitor", {{"files_removed", cleaned.files_removed}, {"compensated", cleaned.compensated}});
+      }
+    } catch (const std::exception& e) {
+      log::warn("sweep failed", {{"error", e.what()}});
+    }
+  } while (s.sleep_for(s.options.sweep_interval));
+}
+
+}  // namespace
+
+WorkerPool::WorkerPool(WorkerPoolOptions options, SpeechSource& speech, storage::ObjectStore& store,
+                       std::string database_url, InfraCounters& counters)
+    : state_(std::make_unique<detail::PoolState>(std::move(options), speech, store, std::move(database_url), counters)) {}
+
+WorkerPool::~WorkerPool() { stop(); }
+
+void WorkerPool::start() {
+  std::lock_guard lock(state_->mutex);
+  if (state_->started) return;
+  state_->started = true;
+  detail::PoolState& s = *state_;
+  s.threads.emplace_back([&s] { listener_loop(s); });
+  s.threads.emplace_back([&s] { sweeper_loop(s); });
+  for (int i = 0; i < std::max(1, s.options.workers); ++i) s.threads.emplace_back([&s] { worker_loop(s); });
+}
+
+void WorkerPool::stop() {
+  detail::PoolState& s = *state_;
+  std::vector<std::string> tokens;
+  {
+    std::lock_guard lock(s.mutex);
+    if (!s.started || s.stopping) return;
+    s.stopping = true;
+    tokens.assign(s.in_flight.begin(), s.in_flight.end());
+  }
+  s.cv.notify_all();
+  if (!tokens.empty()) {
+    try {
+      db::Db db(s.url, &s.counters);
+      ChunkQueue queue(db, queue_options(s.options));
+      const int released = queue.release_own(tokens);
+      log::info("workers drained", {{"released", released}});
+    } catch (const std::exception& e) {
+      // Their leases run out instead; another instance's sweeper requeues them.
+      log::warn("drain: release failed", {{"error", e.what()}});
+    }
+  }
+  for (auto& t : s.threads) t.join();
+  s.threads.clear();
+}
+
+std::uint64_t WorkerPool::settled_chunks() const { return state_->settled.load(std::memory_order_relaxed); }
+
+}  // namespace mediagen::workers

@@ -1,0 +1,114 @@
+"""Fixtures shared by the order end-to-end tests: accounts, templates, orders, ledger checks."""
+
+import os
+import re
+import time
+
+INVARIANTS_SQL = os.path.join(os.path.dirname(__file__), "..", "integration", "invariants.sql")
+
+
+def ledger_snapshot(h):
+    """What a refusal must leave untouched: ledger rows, balances, orders and items."""
+    return h.psql_value(
+        "SELECT (SELECT count(*) FROM ledger_entries) || '|' || (SELECT count(*) FROM ledger_txns) || '|' ||"
+        " (SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE kind IN ('wallet', 'quota')) || '|' ||"
+        " (SELECT count(*) FROM orders) || '|' || (SELECT count(*) FROM order_items)")
+
+
+def invariant_checks():
+    """(name, sql) of every check in the invariants file; each must return no rows."""
+    with open(INVARIANTS_SQL, encoding="utf-8") as f:
+        text = f.read()
+    checks = []
+    name, lines = None, []
+    for line in text.splitlines():
+        m = re.match(r"^-- (I\d+\w*\b.*)$", line)
+        if m:
+            if name and "".join(lines).strip():
+                checks.append((name, "\n".join(lines)))
+            name, lines = m.group(1), []
+        elif name is not None and not line.startswith("--"):
+            lines.append(line)
+    if name and "".join(lines).strip():
+        checks.append((name, "\n".join(lines)))
+    return checks
+
+
+class OrderFixtures:
+    """Mixin for E2ETestCase classes that make orders."""
+
+    _accounts = 0
+
+    @classmethod
+    def seed(cls):
+        cls.h.cli("admin", "seed-demo")
+
+    def account(self, balance=0, preset="full"):
+        type(self)._accounts += 1
+        n = type(self)._accounts
+        user = self.h.create_user(email=f"{type(self).__name__.lower()}-{n}-{time.time_ns()}@example.com",
+                                  balance=balance)
+        key = self.h.create_key(user["id"], preset=preset)["key"]
+        return user, key
+
+    def template(self, key, service="provider_b", model=None, voice=None):
+        model = model or {"provider_a": "a-v3", "provider_b": "b-standard", "provider_c": "c-one",
+                          "provider_d": "d-base"}[service]
+        if voice is None:
+            if service == "provider_a":
+                listing = self.server.api("GET", "/voices/provider_a/library?page_size=50", key).body["data"]
+            else:
+                listing = self.server.api("GET", f"/voices/{service}?per_page=100&language=en", key).body["data"]
+            voices = listing.get("voices") or listing.get("items")
+            english = [v for v in voices if v.get("language") == "en"] or voices
+            voice = english[0]["voice_id"]
+        body = {"service_key": service, "name": f"{service} order",
+                "config": {"tts_settings": {"mode": "mode_v1", "model_id": model, "voice_id": voice}}}
+        r = self.server.api("POST", "/templates", key, body=body)
+        assert r.status in (200, 201), r
+        return r.body["data"]["id"]
+
+    def create(self, key, template, text, **extra):
+        body = {"template_id": template, "input_text": text}
+        body.update(extra)
+        return self.server.api("POST", "/orders", key, body=body)
+
+    def price_of(self, key, template, text):
+        r = self.server.api("POST", "/orders/chunks/preview", key, body={"template_id": template, "input_text": text})
+        assert r.status == 200, r
+        return int(r.body["data"]["summary"]["estimated_price"]["amount"])
+
+    def balance(self, user_id):
+        return int(self.h.psql_value(
+            f"SELECT coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'wallet' AND user_id = {user_id}), 0)"))
+
+    def quota(self, user_id):
+        return int(self.h.psql_value(
+            f"SELECT coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'quota' AND user_id = {user_id}), 0)"))
+
+    def set_quota(self, user_id, tokens):
+        """Subscribes the user to a plan granting exactly `tokens` (through the ledger)."""
+        code = f"q{tokens}"
+        self.h.psql(f"INSERT INTO plans (code, name, tokens_per_period) VALUES ('{code}', '{code}', {tokens})"
+                    " ON CONFLICT (code) DO NOTHING")
+        self.h.cli("admin", "subscription", "grant", "--user", str(user_id), "--plan", code)
+
+    def assertInvariants(self):
+        failures = []
+        for name, sql in invariant_checks():
+            rows = self.h.psql(sql).strip()
+            if rows:
+                failures.append(f"{name}: {rows[:500]}")
+        self.assertEqual(failures, [], "ledger invariants violated")
+
+    def wait_order(self, key, order_id, statuses, timeout=60.0):
+        deadline = time.time() + timeout
+        last = None
+        while time.time() < deadline:
+            r = self.server.api("GET", f"/orders/{order_id}", key)
+            assert r.status == 200, r
+            last = r.body["data"]
+            if last["status"] in statuses:
+                return last
+            time.sleep(0.1)
+        raise AssertionError(f"order {order_id} did not reach {statuses}: {last}")
