@@ -19,7 +19,14 @@
 #include "mediagen/db/pg.hpp"
 #include "mediagen/http/pipeline.hpp"
 #include "mediagen/http/server.hpp"
+#include "mediagen/core/crypto.hpp"
+#include "mediagen/engines/espeak_engine.hpp"
+#include "mediagen/orders/order_files.hpp"
 #include "mediagen/orders/routes.hpp"
+#include "mediagen/storage/local_store.hpp"
+#include "mediagen/storage/routes.hpp"
+#include "mediagen/workers/speech_source.hpp"
+#include "mediagen/workers/worker_pool.hpp"
 #include "mediagen/templates/routes.hpp"
 #include "mediagen/voices/routes.hpp"
 #include "ops_handler.hpp"
@@ -130,6 +137,36 @@ int serve(const Config& config, bool run_migrations) {
   orders::register_order_read_routes(router, pool);
   orders::register_order_write_routes(router, pool, {.redis_prefix = config.redis_prefix});
 
+  // Result files: the local object store and signed links. Without a configured secret, links
+  // are signed with one made up for this process (they then die with it).
+  auto opened = storage::LocalStore::open(config.storage_dir);
+  if (!opened) throw std::runtime_error("MEDIAGEN_STORAGE_DIR " + config.storage_dir + ": " + opened.error().detail);
+  storage::LocalStore store = std::move(*opened);
+  std::string link_secret = config.secret;
+  if (link_secret.empty()) {
+    log::warn("MEDIAGEN_SECRET is not set: download links are signed with a secret of this process only");
+    link_secret = crypto::random_bytes(32);
+  }
+  storage::register_routes(router, pool,
+                           {.store = store,
+                            .signer = storage::LinkSigner(link_secret),
+                            .clock = clock,
+                            .public_url = config.public_url,
+                            .link_ttl = std::chrono::seconds(config.link_ttl_seconds),
+                            .authorize_path = &orders::authorize_download});
+
+  engines::EspeakEngine espeak;
+  workers::EspeakSource speech(espeak);
+  workers::WorkerPool workers(
+      {.workers = config.workers,
+       .lease = std::chrono::seconds(config.lease_seconds),
+       .sweep_interval = std::chrono::milliseconds(config.sweep_interval_ms),
+       .retention = std::chrono::seconds(config.retention_seconds),
+       .compensate_after = std::chrono::seconds(config.compensate_after_seconds),
+       .content = {.policy_terms = config.content_policy, .fail_marker = config.engine_fail_marker},
+       .engine_delay = std::chrono::milliseconds(config.engine_delay_ms)},
+      speech, store, config.database_url, counters);
+
   http::Metrics metrics(counters);
   metrics.set_routes(router.patterns());
   metrics.add_gauge_source([&pool](std::string& out) {
@@ -193,10 +230,14 @@ int serve(const Config& config, bool run_migrations) {
         asio::detached);
   });
 
+  if (config.workers > 0) workers.start();
   std::vector<std::thread> threads;
   for (int i = 1; i < config.io_threads; ++i) threads.emplace_back([&] { ioc.run(); });
   ioc.run();
   for (auto& t : threads) t.join();
+
+  // Chunks in flight go back to the queue for another instance (or the next start).
+  workers.stop();
 
   subscriber.stop();
   pool.stop();
