@@ -25,6 +25,7 @@
 #include "mediagen/orders/routes.hpp"
 #include "mediagen/storage/local_store.hpp"
 #include "mediagen/storage/routes.hpp"
+#include "mediagen/workers/content_check.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "mediagen/workers/worker_pool.hpp"
 #include "mediagen/templates/routes.hpp"
@@ -135,7 +136,12 @@ int serve(const Config& config, bool run_migrations) {
        }});
 
   orders::register_order_read_routes(router, pool);
-  orders::register_order_write_routes(router, pool, {.redis_prefix = config.redis_prefix});
+  const workers::ContentRules content_rules{.policy_terms = config.content_policy, .fail_marker = config.engine_fail_marker};
+  orders::register_order_write_routes(
+      router, pool,
+      {.redis_prefix = config.redis_prefix, .content_blocked = [&content_rules](std::string_view text) {
+         return workers::check_content(text, content_rules) == workers::ContentVerdict::policy_flagged;
+       }});
 
   // Result files: the local object store and signed links. Without a configured secret, links
   // are signed with one made up for this process (they then die with it).
@@ -163,7 +169,7 @@ int serve(const Config& config, bool run_migrations) {
        .sweep_interval = std::chrono::milliseconds(config.sweep_interval_ms),
        .retention = std::chrono::seconds(config.retention_seconds),
        .compensate_after = std::chrono::seconds(config.compensate_after_seconds),
-       .content = {.policy_terms = config.content_policy, .fail_marker = config.engine_fail_marker},
+       .content = content_rules,
        .engine_delay = std::chrono::milliseconds(config.engine_delay_ms)},
       speech, store, config.database_url, counters);
 

@@ -20,6 +20,7 @@
 #include "mediagen/orders/order_reads.hpp"
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/orders/text_rules.hpp"
+#include "mediagen/templates/templates.hpp"
 #include "order_pricing.hpp"
 
 namespace mediagen::orders {
@@ -70,6 +71,8 @@ const db::Statement kRegenerations{
     "items_regenerations",
     "SELECT count(*) FROM order_items WHERE order_id = $1 AND chunk_index = $2 AND item_type = 'regeneration'"};
 const db::Statement kNotify{"items_notify", "SELECT pg_notify('mediagen_queue', '')"};
+const db::Statement kSnapshot{
+    "items_snapshot", "SELECT service_key, config_snapshot::text, task_type FROM orders WHERE id = $1"};
 
 struct Refused {
   ApiError error;
@@ -127,6 +130,20 @@ const Item& find_item(const Order& order, std::string_view item_id) {
     if (item.id == item_id) return item;
   }
   throw Refused{ApiError::not_found()};
+}
+
+// The order's settings (template snapshot) must still pass the service's current schema
+// (spec 7.1: 422 retry_config_outdated on item retry), and a text the content policy refuses
+// is refused now rather than charged and flagged again.
+void check_settings_and_text(db::Db& db, pqxx::work& tx, const Caller& caller, const std::string& order_id,
+                             std::string_view text) {
+  const auto rows = db.exec(tx, kSnapshot, order_id);
+  if (rows.empty()) throw Refused{ApiError::not_found()};
+  if (rows[0][2].as<std::string>() == "tts") {
+    auto setup = templates::validate_stored_in(db, tx, rows[0][0].as<std::string>(), rows[0][1].as<std::string>());
+    if (!setup) refuse(Reason::retry_config_outdated);
+  }
+  if (caller.blocked && caller.blocked(text)) refuse(Reason::content_blocked);
 }
 
 struct ItemRow {
@@ -245,6 +262,7 @@ Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller&
       const std::string cleaned(trim_spaces(strip_brackets(*text ? **text : *row.text)));
       const auto fields = revise_text_fields(row.fields, cleaned);
       if (!within_limits(fields)) refuse(Reason::text_over_capacity);
+      check_settings_and_text(db, tx, caller, oid, cleaned);
       // A failed attempt keeps only its base lock (its surcharge went back when it failed).
       const std::int64_t base_tokens = row.remaining_locked;
       if (base_tokens <= 0) throw Refused{ApiError::refusal(402, Reason::insufficient_funds)};
@@ -339,6 +357,7 @@ Result<OperationReply> regenerate_item(db::Db& db, cache::Redis& redis, const Ca
       if (fields.length > row.fields.original_text_length || fields.raw_length > fields.max_raw_length) {
         refuse(Reason::text_over_capacity);
       }
+      check_settings_and_text(db, tx, caller, oid, cleaned);
       const auto tokens = static_cast<std::int64_t>(fields.billable_length);
       key_tokens.take(db, tx, tokens);
       const std::string new_id = random_uuid();

@@ -61,7 +61,7 @@ const nlohmann::json& body_of(const http::RequestContext& ctx) {
 template <class Op>
 asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, Op op) {
   auto job = [&s, &ctx, op = std::move(op)](db::Resources& r) -> Result<http::Reply> {
-    const Caller caller{*ctx.principal, ctx.tz, s.options.redis_prefix};
+    const Caller caller{*ctx.principal, ctx.tz, s.options.redis_prefix, s.options.content_blocked};
     auto result = op(r.db, r.redis, caller);
     if (!result) return result.error();
     return to_reply(*result);

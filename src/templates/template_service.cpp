@@ -59,14 +59,17 @@ Result<Template> load_template(db::Db& db, UserId user, std::string_view templat
 }
 
 Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json) {
+  return db::read(db, [&](pqxx::transaction_base& tx) { return validate_stored_in(db, tx, service_key, config_json); });
+}
+
+Result<SpeechSetup> validate_stored_in(db::Db& db, pqxx::transaction_base& tx, std::string_view service_key,
+                                       std::string_view config_json) {
   nlohmann::json doc = nlohmann::json::object();
   doc["service_key"] = std::string(service_key);
   auto config = nlohmann::json::parse(config_json, nullptr, false);
   doc["config"] = config.is_discarded() ? nlohmann::json(nullptr) : std::move(config);
-  auto checked = db::read(db, [&](pqxx::transaction_base& tx) {
-    SqlCatalogue catalogue(db, tx);
-    return validate_template(doc, catalogue, NameRule::ignored);
-  });
+  SqlCatalogue catalogue(db, tx);
+  auto checked = validate_template(doc, catalogue, NameRule::ignored);
   if (!checked) {
     ApiError e = ApiError::refusal(422, Reason::template_model_outdated);
     e.internal = "stored " + std::string(service_key) +

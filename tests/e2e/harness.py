@@ -26,6 +26,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -554,6 +555,8 @@ class Harness:
         self.db_url = urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + self.db_name, u.query, u.fragment))
         self.servers: list[Server] = []
         self.db_created = False
+        # One object store per suite, shared by its servers like one deployment's.
+        self.storage_dir = tempfile.mkdtemp(prefix=f"mg_e2e_{token}_storage_")
 
     # -- environment
 
@@ -566,6 +569,8 @@ class Harness:
             "MEDIAGEN_LISTEN": "127.0.0.1:0",
             "MEDIAGEN_ADMIN_LISTEN": "127.0.0.1:0",
             "MEDIAGEN_LOG_LEVEL": "info",
+            "MEDIAGEN_STORAGE_DIR": self.storage_dir,
+            "MEDIAGEN_SECRET": "e2e-link-secret-" + self.db_name,
         })
         for k, v in (extra or {}).items():
             if v is None:
@@ -721,6 +726,7 @@ class Harness:
             redis_delete_prefix(self.redis_url, self.redis_prefix)
         except Exception:  # cleanup is best effort
             pass
+        shutil.rmtree(self.storage_dir, ignore_errors=True)
         if problems:
             raise AssertionError("\n".join(problems))
 

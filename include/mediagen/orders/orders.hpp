@@ -6,6 +6,7 @@
 //
 // Replies carry the response data already rendered (JSON) in the caller's time zone.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,11 +31,16 @@ struct OperationReply {
   bool replayed = false;  // answered from an earlier request with the same Idempotency-Key
 };
 
+// True when the content policy refuses a text (the workers' check, injected by the
+// composition root so a retry text it would refuse is refused before any charge).
+using ContentPolicy = std::function<bool(std::string_view text)>;
+
 // Who asks, and how to render times.
 struct Caller {
   const auth::Principal& principal;
   TimeZone tz;
   std::string redis_prefix;
+  ContentPolicy blocked;  // may be empty: nothing is blocked up front
 };
 
 // An Idempotency-Key header with the hash of the request it came with.

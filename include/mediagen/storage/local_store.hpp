@@ -7,7 +7,8 @@
 // symlink; that is the operator's choice.) Writes go to a temporary sibling that is fsynced and
 // renamed over the final name, then the folder is fsynced: a crash or a full disk leaves the old
 // object or none, never a truncated one. Temporary names contain '~', which no key may, so they
-// are never served and never collide with a key.
+// are never served and never collide with a key. The store holds no state but its root: any
+// number of threads may call it at once (the file system orders concurrent puts of one key).
 #include <string>
 
 #include "mediagen/storage/object_store.hpp"

@@ -21,6 +21,10 @@
 #include "mediagen/db/db.hpp"
 #include "mediagen/templates/catalogue.hpp"
 
+namespace pqxx {
+class transaction_base;
+}
+
 namespace mediagen::templates {
 
 struct Template {
@@ -57,6 +61,9 @@ Result<Template> load_template(db::Db& db, UserId user, std::string_view templat
 // template_model_outdated (details in the error's `internal`, for logs).
 Result<SpeechSetup> validate_stored(db::Db& db, const Template& stored);
 Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json);
+// The same inside the caller's transaction.
+Result<SpeechSetup> validate_stored_in(db::Db& db, pqxx::transaction_base& tx, std::string_view service_key,
+                                       std::string_view config_json);
 
 // The routes' operations. Bodies are the parsed JSON request; refusals are 422 with `errors`
 // (field paths such as "config.tts_settings.voice_id"), 404 and 403 as for load_template.
