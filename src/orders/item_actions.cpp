@@ -45,7 +45,7 @@ const db::Statement kQuota{
     "items_quota",
     "SELECT COALESCE((SELECT a.balance FROM ledger_accounts a WHERE a.kind = 'quota' AND a.owner = 'user:' || $1::text"
     "  AND a.asset_id = $2 FOR UPDATE), 0)"
-    " WHERE EXISTS (SELECT 1 FROM subscriptions WHERE user_id = $1 AND cancelled_at IS NULL AND starts_at <= now()"
+    " WHERE EXISTS (SELECT 1 FROM subscriptions WHERE user_id = $1::bigint AND cancelled_at IS NULL AND starts_at <= now()"
     "  AND expires_at > now())"};
 const db::Statement kKeyPool{
     "items_key_pool",
