@@ -131,9 +131,8 @@ Result<OperationReply> retry_order(db::Db& db, cache::Redis& redis, const Caller
       request["language"] = setup->language_code.value_or("");
       order.engine_request = request.dump();
     }
-  } else {
-    order.engine_request = r[10].as<std::string>();
-    order.chunker = {.capacity = 5000, .unit = CapacityUnit::chars, .mode = GenerationMode::ordinary};
+  } else if (!use_prompt_service(db, order.task_type, order)) {
+    return ApiError::refusal(400, Reason::retry_config_outdated);
   }
   order.plan = plan_chunks(order.input_text, order.chunker);
   return insert_order(db, redis, caller, order, std::nullopt, idempotency, "orders.retry:" + std::string(order_id));

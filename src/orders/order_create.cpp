@@ -26,14 +26,6 @@ const db::Statement kStoredReply{
     "SELECT scope, encode(request_hash, 'hex'), status, body FROM idempotency_keys"
     " WHERE user_id = $1 AND key = $2 AND status <> 0 AND created_at >= now() - interval '24 hours'"};
 
-// The template-less services (sfx, music): one chunk of the prompt, the service's first model.
-const db::Statement kPromptService{
-    "orders_prompt_service",
-    "SELECT s.key, COALESCE(m.model_id, ''), COALESCE(m.price_per_1k_minor, 0) FROM services s"
-    " LEFT JOIN LATERAL (SELECT model_id, price_per_1k_minor FROM service_models"
-    "  WHERE service_id = s.id AND is_active ORDER BY position, id LIMIT 1) m ON true"
-    " WHERE s.key = $1 AND s.is_active"};
-
 std::string engine_request_json(const templates::SpeechSetup& setup, std::string_view engine) {
   json settings = json::object();
   if (setup.effective.stability) settings["stability"] = *setup.effective.stability;
@@ -101,16 +93,7 @@ Result<OperationReply> create_order(db::Db& db, cache::Redis& redis, const Calle
       order.engine_request = engine_request_json(*setup, "espeak");
     }
   } else if (req.task_type == "sfx" || req.task_type == "music") {
-    auto rows = db::read(db, [&](pqxx::transaction_base& tx) { return db.exec(tx, kPromptService, req.task_type); });
-    if (rows.empty()) {
-      req.refusal = ApiError::refusal(422, Reason::service_not_found);
-    } else {
-      order.service_key = rows[0][0].as<std::string>();
-      order.model_id = rows[0][1].as<std::string>();
-      order.price_per_1k_minor = rows[0][2].as<std::int64_t>();
-      order.chunker = {.capacity = kPromptCapacity, .unit = CapacityUnit::chars, .mode = GenerationMode::ordinary};
-      order.engine_request = json{{"engine", "none"}, {"task_type", req.task_type}}.dump();
-    }
+    if (!use_prompt_service(db, req.task_type, order)) req.refusal = ApiError::refusal(422, Reason::service_not_found);
   }
 
   // The estimate: what the text will bill, even when another field is wrong (billing is checked

@@ -11,6 +11,7 @@
 #include "mediagen/orders/order_json.hpp"
 #include "mediagen/orders/order_money.hpp"
 #include "order_pricing.hpp"
+#include "order_request.hpp"
 
 namespace mediagen::orders {
 namespace {
@@ -65,6 +66,14 @@ const db::Statement kInsertItems{
     " WHERE o.id = $1 RETURNING 1)"
     " SELECT (SELECT count(*) FROM ins), pg_notify('mediagen_queue', '')"};
 
+// The template-less services (sfx, music): the service's first active model and its engine.
+const db::Statement kPromptService{
+    "orders_prompt_service",
+    "SELECT s.key, COALESCE(m.model_id, ''), COALESCE(m.price_per_1k_minor, 0), s.engine FROM services s"
+    " LEFT JOIN LATERAL (SELECT model_id, price_per_1k_minor FROM service_models"
+    "  WHERE service_id = s.id AND is_active ORDER BY position, id LIMIT 1) m ON true"
+    " WHERE s.key = $1 AND s.is_active"};
+
 // Thrown inside the transaction to roll it back with an answer.
 struct Refused {
   ApiError error;
@@ -98,6 +107,17 @@ cache::TokenWindows key_windows(const auth::Principal& p) {
 TimePoint from_micros(std::int64_t us) { return TimePoint{std::chrono::microseconds{us}}; }
 
 }  // namespace
+
+bool use_prompt_service(db::Db& db, const std::string& task_type, NewOrder& order) {
+  auto rows = db::read(db, [&](pqxx::transaction_base& tx) { return db.exec(tx, kPromptService, task_type); });
+  if (rows.empty()) return false;
+  order.service_key = rows[0][0].as<std::string>();
+  order.model_id = rows[0][1].as<std::string>();
+  order.price_per_1k_minor = rows[0][2].as<std::int64_t>();
+  order.chunker = {.capacity = kPromptCapacity, .unit = CapacityUnit::chars, .mode = GenerationMode::ordinary};
+  order.engine_request = "{\"engine\":\"" + rows[0][3].as<std::string>() + "\",\"task_type\":\"" + task_type + "\"}";
+  return true;
+}
 
 Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Caller& caller, const NewOrder& order,
                                     std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,

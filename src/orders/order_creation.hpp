@@ -26,6 +26,10 @@ struct NewOrder {
   std::optional<std::string> retry_of;
 };
 
+// sfx and music: one chunk of the prompt at the service's first active model and its engine.
+// False when the service is not offered.
+bool use_prompt_service(db::Db& db, const std::string& task_type, NewOrder& order);
+
 // In one transaction, in the spec's order: Idempotency-Key claim, concurrency slots and the
 // key's token limits (429), quota then balance (402), maintenance (503), then `shape` (a 422
 // found while reading the request), and only then the inserts. Any refusal rolls everything
