@@ -74,7 +74,9 @@ TEST_F(KeysTest, StoresThePlaintextNowhere) {
   // Nor in any other table of the schema.
   const std::string anywhere = query_value(
       db_url, "SELECT count(*) FROM (SELECT row_to_json(u)::text AS t FROM users u UNION ALL"
-              " SELECT row_to_json(l)::text FROM ledger_entries l UNION ALL SELECT row_to_json(b)::text FROM balances b) x"
+              " SELECT row_to_json(l)::text FROM ledger_entries l UNION ALL SELECT row_to_json(t)::text FROM ledger_txns t"
+              " UNION ALL SELECT row_to_json(a)::text FROM ledger_accounts a UNION ALL"
+              " SELECT row_to_json(i)::text FROM idempotency_keys i) x"
               " WHERE t LIKE '%" + secret + "%'");
   EXPECT_EQ(anywhere, "0");
 }
