@@ -59,14 +59,17 @@ void refund_item(db::Db& db, pqxx::work& tx, const OrderAccounts& o, std::string
   billing::post(db, tx, t);
 }
 
-Amounts release_order(db::Db& db, pqxx::work& tx, const OrderAccounts& o) {
+Amounts release_order(db::Db& db, pqxx::work& tx, const OrderAccounts& o, std::string_view again_reference) {
   Amounts left{
       .quota_tokens = billing::balance(db, tx, Account::quota_escrow(o.user, o.order_id, o.tokens)),
       .minor = billing::balance(db, tx, Account::escrow(o.user, o.order_id, o.money)),
   };
   auto t = transfer("order_release", o.order_id, o, "");
   order_to_user(t, o, left);
-  billing::post(db, tx, t);
+  if (billing::post(db, tx, t) == billing::Posted::already && !again_reference.empty()) {
+    t.reference = std::string(again_reference);
+    billing::post(db, tx, t);
+  }
   db.exec(tx, kClearLocks, o.order_id);
   return left;
 }

@@ -166,9 +166,17 @@ std::optional<Order> load_order(db::Db& db, pqxx::transaction_base& tx, std::str
 
 Result<Order> find_own_order(db::Db& db, UserId user, std::string_view order_id, bool with_items) {
   if (!is_uuid(order_id)) return ApiError::not_found();
-  auto order = db::read(db, [&](pqxx::transaction_base& tx) { return load_order(db, tx, order_id, with_items); });
-  // Another account's order is "not found" too: the answer never says whether an id exists.
-  if (!order || order->user_id != user) return ApiError::not_found();
+  auto order = db::read(db, [&](pqxx::transaction_base& tx) -> std::optional<Order> {
+    auto found = load_order(db, tx, order_id, /*with_items=*/false);
+    // Another account's order is "not found" too: the answer never says whether an id exists.
+    if (!found || found->user_id != user) return std::nullopt;
+    if (with_items) {
+      found->items = load_items(db, tx, order_id);
+      apply_item_flags(*found, found->items);
+    }
+    return found;
+  });
+  if (!order) return ApiError::not_found();
   return std::move(*order);
 }
 

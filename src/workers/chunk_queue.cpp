@@ -113,6 +113,7 @@ std::optional<ClaimedChunk> ChunkQueue::claim(std::chrono::milliseconds lease) {
     c.user_id = UserId{order[0][0].as<std::int64_t>()};
     c.task_type = order[0][1].as<std::string>();
     c.engine_request_json = order[0][2].as<std::string>();
+    c.order_started = order[0][3].as<bool>();
     return c;
   });
 }
@@ -152,7 +153,7 @@ SweepReport ChunkQueue::release_expired_leases(int batch) {
   return report;
 }
 
-int ChunkQueue::release_own(std::span<const std::string> lease_tokens) {
+int ChunkQueue::release_own(std::span<const std::string> lease_tokens, std::vector<StatusChange>* changes) {
   std::vector<std::string> tokens;
   for (const auto& t : lease_tokens) {
     if (is_uuid(t)) tokens.push_back(t);
@@ -161,9 +162,13 @@ int ChunkQueue::release_own(std::span<const std::string> lease_tokens) {
   return db::transact(db_, [&](pqxx::work& tx) {
     auto rows = db_.exec(tx, kReleaseOwn, db::text_array(tokens));
     std::set<std::string> orders;
-    std::vector<StatusChange> changes;
-    for (const auto& row : rows) orders.insert(row[1].as<std::string>());
-    if (!rows.empty()) after_requeue(db_, tx, orders, changes);
+    std::vector<StatusChange> made;
+    for (const auto& row : rows) {
+      orders.insert(row[1].as<std::string>());
+      made.push_back({StatusChange::Subject::item, row[0].as<std::string>(), row[1].as<std::string>(), "pending"});
+    }
+    if (!rows.empty()) after_requeue(db_, tx, orders, made);
+    if (changes) changes->insert(changes->end(), made.begin(), made.end());
     return static_cast<int>(rows.size());
   });
 }

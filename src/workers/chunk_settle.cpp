@@ -4,14 +4,14 @@
 
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/workers/chunk_queue.hpp"
-#include "order_money.hpp"
+#include "mediagen/orders/order_money.hpp"
 #include "queue_sql.hpp"
 #include "settle.hpp"
 
 namespace mediagen::workers {
 namespace {
 
-using detail::OrderAccounts;
+using orders::OrderAccounts;
 
 // Fenced by the lease token: a worker whose chunk was rescued (and perhaps done by another)
 // matches no row here and so writes nothing and is charged nothing.
@@ -78,8 +78,10 @@ struct LockedOrder {
 
 LockedOrder lock_order(db::Db& db, pqxx::work& tx, const std::string& order_id) {
   auto r = db.exec(tx, detail::kLockOrder, order_id);
-  return {{order_id, UserId{r[0][0].as<std::int64_t>()}, AssetId{r[0][1].as<std::int64_t>()},
-           AssetId{r[0][3].as<std::int64_t>()}},
+  return {{.user = UserId{r[0][0].as<std::int64_t>()},
+           .order_id = order_id,
+           .money = AssetId{r[0][1].as<std::int64_t>()},
+           .tokens = AssetId{r[0][3].as<std::int64_t>()}},
           r[0][2].as<std::string>()};
 }
 
@@ -94,7 +96,7 @@ void order_to_partially_completed(db::Db& db, pqxx::work& tx, const LockedOrder&
 
 void order_to_failed(db::Db& db, pqxx::work& tx, const LockedOrder& o, Settled& out) {
   db.exec(tx, kOrderFailed, o.accounts.order_id);
-  detail::release_order(db, tx, o.accounts, o.accounts.order_id + ":failed");
+  orders::release_order(db, tx, o.accounts);
   out.changes.push_back({StatusChange::Subject::order, o.accounts.order_id, o.accounts.order_id, "failed"});
 }
 
@@ -149,7 +151,8 @@ Settled fail_item(db::Db& db, pqxx::work& tx, std::string_view item_id, std::str
   const auto order_id = rows[0][0].as<std::string>();
   out.changes.push_back({StatusChange::Subject::item, std::string(item_id), order_id, status});
   const auto o = lock_order(db, tx, order_id);
-  refund_surcharge(db, tx, o.accounts, item_id, rows[0][1].as<std::int64_t>(), rows[0][2].as<std::int64_t>());
+  orders::refund_item(db, tx, o.accounts, item_id,
+                      {.quota_tokens = rows[0][2].as<std::int64_t>(), .minor = rows[0][1].as<std::int64_t>()});
   settle(db, tx, o, false, stitch_lease, out);
   return out;
 }
@@ -167,7 +170,8 @@ Settled ChunkQueue::complete(std::string_view item_id, std::string_view token, c
     const auto order_id = rows[0][0].as<std::string>();
     out.changes.push_back({StatusChange::Subject::item, std::string(item_id), order_id, "completed"});
     const auto o = lock_order(db_, tx, order_id);
-    detail::charge_chunk(db_, tx, o.accounts, item_id, rows[0][1].as<std::int64_t>(), rows[0][2].as<std::int64_t>());
+    orders::charge_item(db_, tx, o.accounts, item_id,
+                        {.quota_tokens = rows[0][2].as<std::int64_t>(), .minor = rows[0][1].as<std::int64_t>()});
     settle(db_, tx, o, true, options_.stitch_lease, out);
     return out;
   });
@@ -187,10 +191,12 @@ bool ChunkQueue::finish_stitch(const StitchJob& job, const StitchedResult& resul
     auto rows = db_.exec(tx, kFinishStitch, job.order_id, job.token, json_array(result.files),
                          json_array(result.service_files), result.duration_ms);
     if (rows.empty()) return false;
-    const OrderAccounts accounts{job.order_id, UserId{rows[0][0].as<std::int64_t>()},
-                                 AssetId{rows[0][1].as<std::int64_t>()}, AssetId{rows[0][3].as<std::int64_t>()}};
+    const OrderAccounts accounts{.user = UserId{rows[0][0].as<std::int64_t>()},
+                                 .order_id = job.order_id,
+                                 .money = AssetId{rows[0][1].as<std::int64_t>()},
+                                 .tokens = AssetId{rows[0][3].as<std::int64_t>()}};
     // A second stitch of a finished order (after a regeneration) releases under its own reference.
-    detail::release_order(db_, tx, accounts, job.order_id + ":" + job.token);
+    orders::release_order(db_, tx, accounts, job.order_id + ":" + job.token);
     if (changes) {
       changes->push_back({StatusChange::Subject::order, job.order_id, job.order_id, rows[0][2].as<std::string>()});
     }

@@ -4,7 +4,7 @@
 #include "mediagen/db/pg.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/object_store.hpp"
-#include "order_money.hpp"
+#include "mediagen/orders/order_money.hpp"
 #include "settle.hpp"
 
 namespace mediagen::workers {
@@ -76,10 +76,11 @@ JanitorReport Janitor::run_once() {
       db_.exec(tx, kLockOrderItems, order_id);
       auto rows = db_.exec(tx, kCompensate, order_id, static_cast<std::int64_t>(options_.compensate_after.count()));
       if (rows.empty()) return false;
-      const detail::OrderAccounts accounts{order_id, UserId{rows[0][0].as<std::int64_t>()},
-                                           AssetId{rows[0][1].as<std::int64_t>()},
-                                           AssetId{rows[0][2].as<std::int64_t>()}};
-      detail::release_order(db_, tx, accounts, order_id + ":compensated");
+      const orders::OrderAccounts accounts{.user = UserId{rows[0][0].as<std::int64_t>()},
+                                           .order_id = order_id,
+                                           .money = AssetId{rows[0][1].as<std::int64_t>()},
+                                           .tokens = AssetId{rows[0][2].as<std::int64_t>()}};
+      orders::release_order(db_, tx, accounts);
       return true;
     });
     if (!done) continue;

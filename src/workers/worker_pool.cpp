@@ -79,6 +79,11 @@ struct PoolState {
     return true;
   }
 
+  void publish(const std::vector<StatusChange>& changes) {
+    if (!options.on_change) return;
+    for (const auto& c : changes) options.on_change(c);
+  }
+
   void drop(const std::string& token) {
     std::lock_guard lock(mutex);
     in_flight.erase(token);
@@ -172,9 +177,11 @@ Settled settle(ChunkQueue& queue, const ClaimedChunk& c, const detail::ChunkResu
   }
 }
 
-void run_stitch(Stitcher& stitcher, ChunkQueue& queue, const StitchJob& job) {
+void run_stitch(State& s, Stitcher& stitcher, ChunkQueue& queue, const StitchJob& job) {
   try {
-    stitcher.stitch(queue, job);
+    std::vector<StatusChange> changes;
+    stitcher.stitch(queue, job, &changes);
+    s.publish(changes);
   } catch (const std::exception& e) {
     log::error("stitch failed", {{"order_id", job.order_id}, {"error", e.what()}});
   }
@@ -205,7 +212,8 @@ void process(State& s, ChunkQueue& queue, Stitcher& stitcher, const ClaimedChunk
     return;
   }
   s.settled.fetch_add(1, std::memory_order_relaxed);
-  if (settled.stitch) run_stitch(stitcher, queue, *settled.stitch);
+  s.publish(settled.changes);
+  if (settled.stitch) run_stitch(s, stitcher, queue, *settled.stitch);
 }
 
 void worker_loop(State& s) {
@@ -234,6 +242,11 @@ void worker_loop(State& s) {
       }
       return;
     }
+    std::vector<StatusChange> claimed{{StatusChange::Subject::item, chunk->item_id, chunk->order_id, "processing"}};
+    if (chunk->order_started) {
+      claimed.push_back({StatusChange::Subject::order, chunk->order_id, chunk->order_id, "in_progress"});
+    }
+    s.publish(claimed);
     process(s, queue, stitcher, *chunk);
     s.drop(chunk->lease_token);
   }
@@ -247,11 +260,13 @@ void sweeper_loop(State& s) {
   do {
     try {
       const auto swept = queue.release_expired_leases();
+      s.publish(swept.changes);
       if (swept.requeued > 0 || swept.failed > 0) {
         log::info("expired leases", {{"requeued", swept.requeued}, {"failed", swept.failed}});
       }
-      for (const auto& job : queue.expired_stitches()) run_stitch(stitcher, queue, job);
+      for (const auto& job : queue.expired_stitches()) run_stitch(s, stitcher, queue, job);
       const auto cleaned = janitor.run_once();
+      s.publish(cleaned.changes);
       if (cleaned.files_removed > 0 || cleaned.compensated > 0) {
         log::info("janitor", {{"files_removed", cleaned.files_removed}, {"compensated", cleaned.compensated}});
       }
@@ -293,7 +308,9 @@ void WorkerPool::stop() {
     try {
       db::Db db(s.url, &s.counters);
       ChunkQueue queue(db, queue_options(s.options));
-      const int released = queue.release_own(tokens);
+      std::vector<StatusChange> changes;
+      const int released = queue.release_own(tokens, &changes);
+      s.publish(changes);
       log::info("workers drained", {{"released", released}});
     } catch (const std::exception& e) {
       // Their leases run out instead; another instance's sweeper requeues them.

@@ -44,7 +44,9 @@ billing::Posted charge_item(db::Db& db, pqxx::work& tx, const OrderAccounts& ord
 void refund_item(db::Db& db, pqxx::work& tx, const OrderAccounts& order, std::string_view item_id, Amounts amounts);
 
 // Everything the order still holds back to the user ("order_release", ref order id), and every
-// item's remaining_locked to 0. Returns what was released.
-Amounts release_order(db::Db& db, pqxx::work& tx, const OrderAccounts& order);
+// item's remaining_locked to 0. Returns what was released. An order can be released more than
+// once (a completed order stitched again after a regeneration): a later release is posted
+// under `again_reference` (e.g. "<order id>:<stitch token>"), which must then be unique.
+Amounts release_order(db::Db& db, pqxx::work& tx, const OrderAccounts& order, std::string_view again_reference = {});
 
 }  // namespace mediagen::orders
