@@ -50,10 +50,11 @@ struct ClaimedChunk {
   std::string task_type;            // tts, sfx, music, ...
   std::string engine_request_json;  // orders.engine_request
   std::string lease_token;
+  bool order_started = false;       // this claim moved the order to in_progress
 };
 
 // What a finished chunk produced. timings_json: [[byte offset, byte length, start ms], ...] on
-// the chunk's own MP3 time line (see timings.hpp).
+// the chunk's own MP3 time line (the format of order_items.timings).
 struct ChunkOutput {
   std::string result_path;  // a storage key
   std::int64_t size = 0;    // bytes
@@ -142,7 +143,7 @@ class ChunkQueue {
 
   // Graceful drain: the chunks of these lease tokens go back to pending at once (the drain does
   // not count as a claim). Returns how many were released.
-  int release_own(std::span<const std::string> lease_tokens);
+  int release_own(std::span<const std::string> lease_tokens, std::vector<StatusChange>* changes = nullptr);
 
   // What the stitcher needs to build the result.
   StitchInputs stitch_inputs(std::string_view order_id);

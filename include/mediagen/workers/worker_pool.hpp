@@ -13,6 +13,7 @@
 // stop() drains: no new claims, the chunks in flight go back to the queue at once (their late
 // completions are fenced out), threads joined. Several instances share one database safely.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -26,6 +27,7 @@ class ObjectStore;
 namespace mediagen::workers {
 
 class SpeechSource;
+struct StatusChange;
 namespace detail {
 struct PoolState;
 }
@@ -41,6 +43,10 @@ struct WorkerPoolOptions {
   ContentRules content;                      // policy terms and the fault-drill marker
   std::chrono::milliseconds engine_delay{0};  // crash drills: a pause before each chunk's engine call
   std::string speech_engine = "espeak";      // the orders.engine_request "engine" the source serves
+  // Called after each commit that changed an order's or an item's status (claims, settles,
+  // stitches, requeues, janitor), from the pool's threads: the realtime publisher's hook.
+  // Must not block for long; may be empty.
+  std::function<void(const StatusChange&)> on_change;
 };
 
 class WorkerPool {

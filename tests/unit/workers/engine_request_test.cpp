@@ -1,0 +1,44 @@
+#include "workers/engine_request.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mediagen::workers::detail {
+namespace {
+
+TEST(EngineRequest, ReadsEngineVoiceAndSettings) {
+  const auto r = parse_engine_request(
+      R"({"engine":"espeak","voice":"en-us","variant":"m3","language":"en",)"
+      R"("settings":{"stability":0.4,"similarity_boost":0.9,"speed":1.1,"use_speaker_boost":false}})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->engine, "espeak");
+  EXPECT_EQ(r->speech.espeak_voice, "en-us");
+  EXPECT_EQ(r->speech.variant, "m3");
+  EXPECT_EQ(r->speech.language_code, "en");
+  EXPECT_DOUBLE_EQ(*r->speech.settings.stability, 0.4);
+  EXPECT_DOUBLE_EQ(*r->speech.settings.similarity_boost, 0.9);
+  EXPECT_DOUBLE_EQ(*r->speech.settings.speed, 1.1);
+  EXPECT_EQ(r->speech.settings.use_speaker_boost, false);
+}
+
+TEST(EngineRequest, AbsentOrNullFieldsLeaveTheEngineDefaults) {
+  const auto r = parse_engine_request(R"({"engine":"none","voice":null,"settings":{"speed":null}})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->engine, "none");
+  EXPECT_EQ(r->speech.espeak_voice, "");
+  EXPECT_FALSE(r->speech.settings.speed);
+  EXPECT_FALSE(r->speech.settings.use_speaker_boost);
+}
+
+TEST(EngineRequest, RefusesWhatIsNotAnEngineRequest) {
+  EXPECT_FALSE(parse_engine_request("{}"));
+  EXPECT_FALSE(parse_engine_request("[]"));
+  EXPECT_FALSE(parse_engine_request("not json"));
+  EXPECT_FALSE(parse_engine_request(R"({"engine":1})"));
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak","voice":5})"));
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak","settings":[]})"));
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak","settings":{"speed":"fast"}})"));
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak","settings":{"use_speaker_boost":1}})"));
+}
+
+}  // namespace
+}  // namespace mediagen::workers::detail
