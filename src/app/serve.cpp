@@ -166,6 +166,9 @@ int serve(const Config& config, bool run_migrations) {
   workers::WorkerPool workers(
       {.workers = config.workers,
        .lease = std::chrono::seconds(config.lease_seconds),
+       // A stitch only joins files: a few leases are plenty, and a crashed stitcher's order is
+       // picked up soon after.
+       .stitch_lease = std::chrono::seconds(std::max<std::int64_t>(10, 4 * config.lease_seconds)),
        .sweep_interval = std::chrono::milliseconds(config.sweep_interval_ms),
        .retention = std::chrono::seconds(config.retention_seconds),
        .compensate_after = std::chrono::seconds(config.compensate_after_seconds),
@@ -216,9 +219,13 @@ int serve(const Config& config, bool run_migrations) {
                           {"db_pool", config.db_pool_size}});
 
   // SIGTERM drains: stop accepting, let in-flight requests finish within the grace period.
+  std::thread worker_drain;
   signals.async_wait([&](const boost::system::error_code& ec, int signo) {
     if (ec) return;
     log::info("draining", {{"signal", signo}});
+    // Workers stop claiming at once and hand their chunks back, off the I/O thread (it blocks
+    // on PostgreSQL), while the HTTP side drains.
+    worker_drain = std::thread([&workers] { workers.stop(); });
     public_server.shutdown();
     admin_server.shutdown();
     asio::co_spawn(
@@ -243,6 +250,7 @@ int serve(const Config& config, bool run_migrations) {
   for (auto& t : threads) t.join();
 
   // Chunks in flight go back to the queue for another instance (or the next start).
+  if (worker_drain.joinable()) worker_drain.join();
   workers.stop();
 
   subscriber.stop();

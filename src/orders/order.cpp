@@ -79,10 +79,12 @@ std::string order_storage_prefix(std::string_view order_id) {
   return out;
 }
 
-std::string item_audio_key(std::string_view order_id, std::string_view item_id) {
+std::string item_audio_key(std::string_view order_id, std::string_view item_id, std::string_view claim) {
   std::string out = order_storage_prefix(order_id);
   out += "items/";
   out += item_id;
+  out += '.';
+  out += claim;
   out += ".mp3";
   return out;
 }

@@ -1,5 +1,7 @@
 // HTTP of storage (spec 4.3): issue a signed link, serve it. File I/O and the ownership check
 // run on the blocking pool; signature and expiry are checked on the I/O thread (no I/O).
+#include <stdexcept>
+
 #include <nlohmann/json.hpp>
 
 #include "byte_range.hpp"
@@ -158,6 +160,8 @@ std::string trim_trailing_slashes(std::string text) {
 }  // namespace
 
 void register_routes(http::Router& router, db::BlockingPool& pool, StorageOptions options) {
+  // Without the ownership check any key could fetch any order's files: refuse to start.
+  if (!options.authorize_path) throw std::invalid_argument("storage routes need an authorize_path check");
   std::string prefix = router.api_prefix() == "/" ? std::string() : router.api_prefix();
   std::string endpoint = trim_trailing_slashes(options.public_url) + prefix + "/storage/download";
   // Lives as long as the router's handlers: the process.

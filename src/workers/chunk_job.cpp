@@ -45,7 +45,7 @@ ChunkResult run_chunk(const ClaimedChunk& chunk, const ChunkContext& context) {
   if (!audio) return from_engine(audio.error());
 
   ChunkOutput out;
-  out.result_path = orders::item_audio_key(chunk.order_id, chunk.item_id);
+  out.result_path = orders::item_audio_key(chunk.order_id, chunk.item_id, chunk.lease_token);
   auto put = context.store.put(out.result_path, audio->mp3);
   if (!put) return technical("storage_error", put.error().detail);
   out.size = static_cast<std::int64_t>(audio->mp3.size());

@@ -10,7 +10,7 @@ namespace mediagen::workers::detail {
 // $2 lease in milliseconds.
 inline constexpr const char* kClaimSql =
     "WITH picked AS ("
-    "  SELECT id FROM order_items WHERE status = 'pending' ORDER BY queued_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+    "  SELECT id FROM order_items WHERE status = 'pending' ORDER BY queued_at, chunk_index LIMIT 1 FOR UPDATE SKIP LOCKED)"
     " UPDATE order_items i SET status = 'processing', lease_token = $1::uuid,"
     "  locked_until = now() + $2::bigint * interval '1 millisecond', claims = i.claims + 1, updated_at = now()"
     " FROM picked WHERE i.id = picked.id"

@@ -112,3 +112,76 @@ class OrderFixtures:
                 return last
             time.sleep(0.1)
         raise AssertionError(f"order {order_id} did not reach {statuses}: {last}")
+
+
+# --------------------------------------------------------------------------- order outcome helpers
+
+TERMINAL_ORDER_STATUSES = ("completed", "result_delivered", "failed", "compensated", "cancelled")
+
+
+def sql_ids(ids):
+    """A SQL list of uuid literals: ('a'::uuid, 'b'::uuid)."""
+    ids = list(ids)
+    for i in ids:
+        assert re.fullmatch(r"[0-9a-f-]{36}", i), i
+    return "(" + ", ".join(f"'{i}'::uuid" for i in ids) + ")"
+
+
+def order_statuses(h, order_ids):
+    """{order id: status} straight from the database."""
+    return dict(h.psql_rows(f"SELECT id, status FROM orders WHERE id IN {sql_ids(order_ids)}"))
+
+
+def wait_orders_terminal(h, order_ids, timeout=60.0):
+    """Polls the database until every order is terminal; returns {order id: status}."""
+    deadline = time.monotonic() + timeout
+    while True:
+        statuses = order_statuses(h, order_ids)
+        if len(statuses) == len(order_ids) and all(s in TERMINAL_ORDER_STATUSES for s in statuses.values()):
+            return statuses
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"orders not terminal within {timeout}s: {statuses}")
+        time.sleep(0.1)
+
+
+def charges_by_item(h, order_ids):
+    """{item id: number of chunk_charge transactions} for every record of these orders."""
+    rows = h.psql_rows(
+        "SELECT i.id, count(t.id) FROM order_items i"
+        " LEFT JOIN ledger_txns t ON t.kind = 'chunk_charge' AND t.reference = i.id::text"
+        f" WHERE i.order_id IN {sql_ids(order_ids)} GROUP BY i.id")
+    return {item: int(n) for item, n in rows}
+
+
+def escrow_balances(h, order_id):
+    """{account kind: balance} of the order's escrow accounts (escrow, quota_escrow)."""
+    rows = h.psql_rows(f"SELECT kind, balance FROM ledger_accounts WHERE order_id = '{order_id}'::uuid"
+                       " AND kind IN ('escrow', 'quota_escrow')")
+    return {kind: int(balance) for kind, balance in rows}
+
+
+def download(server, key, path):
+    """The bytes of a stored file through POST /storage/url and a GET of the signed link
+    (on this server's own port: the link names the configured public URL)."""
+    import urllib.parse
+    r = server.api("POST", "/storage/url", key, body={"path": path, "download": True})
+    assert r.status == 200, r
+    link = urllib.parse.urlsplit(r.body["data"]["url"])
+    got = server.request("GET", link.path + ("?" + link.query if link.query else ""), timeout=30)
+    assert got.status == 200, got
+    return got.raw
+
+
+def decoded_duration_ms(mp3):
+    """Length of an MP3 once decoded by mpg123 (an independent decoder), in milliseconds."""
+    import subprocess
+    import tempfile
+    import wave
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = os.path.join(tmp, "in.mp3"), os.path.join(tmp, "out.wav")
+        with open(src, "wb") as f:
+            f.write(mp3)
+        p = subprocess.run(["mpg123", "-q", "-w", out, src], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0 and os.path.exists(out), f"mpg123 failed ({p.returncode}): {p.stderr}"
+        with wave.open(out, "rb") as w:
+            return w.getnframes() * 1000.0 / w.getframerate()

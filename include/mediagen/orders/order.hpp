@@ -39,7 +39,9 @@ inline constexpr std::size_t kMaxItemTextChars = 50000;
 
 // Storage keys of an order's files.
 std::string order_storage_prefix(std::string_view order_id);                       // "orders/<id>/"
-std::string item_audio_key(std::string_view order_id, std::string_view item_id);   // ".../items/<item>.mp3"
+// ".../items/<item>.<claim>.mp3": one file per claim, so a worker that lost its lease and
+// finishes late never overwrites the file of the attempt that completed.
+std::string item_audio_key(std::string_view order_id, std::string_view item_id, std::string_view claim);
 std::string result_audio_key(std::string_view order_id);                          // ".../result.mp3"
 std::string result_subtitles_key(std::string_view order_id, std::string_view ext);  // ".../result.srt|vtt"
 

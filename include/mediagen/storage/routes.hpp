@@ -39,6 +39,7 @@ struct StorageOptions {
   AuthorizePath authorize_path;
 };
 
+// Throws std::invalid_argument when authorize_path is empty.
 // Links are built as {public_url}{router.api_prefix()}/storage/download?path=...&expires=...
 // &download=0|1&signature=...
 void register_routes(http::Router& router, db::BlockingPool& pool, StorageOptions options);

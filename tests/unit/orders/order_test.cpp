@@ -56,7 +56,7 @@ TEST(OrderNames, NineTaskTypesOfWhichFourCanBeOrdered) {
 TEST(OrderStorage, KeysLiveUnderTheOrdersFolder) {
   const std::string id = "6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
   EXPECT_EQ(order_storage_prefix(id), "orders/" + id + "/");
-  EXPECT_EQ(item_audio_key(id, "it"), "orders/" + id + "/items/it.mp3");
+  EXPECT_EQ(item_audio_key(id, "it", "claim"), "orders/" + id + "/items/it.claim.mp3");
   EXPECT_EQ(result_audio_key(id), "orders/" + id + "/result.mp3");
   EXPECT_EQ(result_subtitles_key(id, "srt"), "orders/" + id + "/result.srt");
   EXPECT_EQ(result_subtitles_key(id, ".vtt"), "orders/" + id + "/result.vtt");
