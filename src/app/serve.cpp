@@ -93,11 +93,16 @@ int serve(const Config& config, bool run_migrations) {
   // Bans and key invalidations reach every instance through Redis; after a reconnect the
   // bans are reloaded and the key cache emptied, since messages may have been missed.
   const std::string invalidations = invalidation_channel(config.redis_prefix);
+  // New work in the queue, announced by whichever instance committed it.
+  const std::string queue_channel = config.redis_prefix + "queue";
+  std::function<void()> wake_workers;
   bool first_connect = true;
   cache::Subscriber subscriber(
-      subscriber_options, {ladder.channel(), invalidations},
+      subscriber_options, {ladder.channel(), invalidations, queue_channel},
       [&](std::string_view channel, std::string_view payload) {
-        if (channel == ladder.channel()) {
+        if (channel == queue_channel) {
+          if (wake_workers) wake_workers();
+        } else if (channel == ladder.channel()) {
           if (auto event = cache::BanLadder::parse_event(payload)) {
             bans.prune(clock.now());
             bans.put(event->first, event->second);
@@ -139,9 +144,21 @@ int serve(const Config& config, bool run_migrations) {
   const workers::ContentRules content_rules{.policy_terms = config.content_policy, .fail_marker = config.engine_fail_marker};
   orders::register_order_write_routes(
       router, pool,
-      {.redis_prefix = config.redis_prefix, .content_blocked = [&content_rules](std::string_view text) {
-         return workers::check_content(text, content_rules) == workers::ContentVerdict::policy_flagged;
-       }});
+      {.redis_prefix = config.redis_prefix,
+       .content_blocked =
+           [&content_rules](std::string_view text) {
+             return workers::check_content(text, content_rules) == workers::ContentVerdict::policy_flagged;
+           },
+       .on_queued =
+           [&wake_workers, &queue_channel](cache::Redis& redis) {
+             if (wake_workers) wake_workers();
+             try {
+               redis.command({"PUBLISH", queue_channel, "1"});
+             } catch (const std::exception& e) {
+               // Other instances still find the work on their next periodic wake-up.
+               log::warn("could not announce queued work", {{"error", e.what()}});
+             }
+           }});
 
   // Result files: the local object store and signed links. Without a configured secret, links
   // are signed with one made up for this process (they then die with it).
@@ -243,7 +260,10 @@ int serve(const Config& config, bool run_migrations) {
         asio::detached);
   });
 
-  if (config.workers > 0) workers.start();
+  if (config.workers > 0) {
+    workers.start();
+    wake_workers = [&workers] { workers.wake(); };
+  }
   std::vector<std::thread> threads;
   for (int i = 1; i < config.io_threads; ++i) threads.emplace_back([&] { ioc.run(); });
   ioc.run();

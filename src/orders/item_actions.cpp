@@ -70,7 +70,6 @@ const db::Statement kHandOver{
 const db::Statement kRegenerations{
     "items_regenerations",
     "SELECT count(*) FROM order_items WHERE order_id = $1 AND chunk_index = $2 AND item_type = 'regeneration'"};
-const db::Statement kNotify{"items_notify", "SELECT pg_notify('mediagen_queue', '')"};
 const db::Statement kSnapshot{
     "items_snapshot", "SELECT service_key, config_snapshot::text, task_type FROM orders WHERE id = $1"};
 
@@ -277,7 +276,6 @@ Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller&
               static_cast<std::int64_t>(fields.raw_length), base_tokens + surcharge, row.base.quota_tokens,
               row.base.minor, surcharge, paid.quota_tokens, paid.minor, iid);
       db.exec(tx, kHandOver, iid);
-      db.exec(tx, kNotify);
       OperationReply reply{.status = 201, .message = "orders.item_queued", .data_json = render_item(db, tx, oid, new_id, caller.tz)};
       if (idempotency) remember_reply(db, tx, user, *idempotency, reply);
       return reply;
@@ -320,7 +318,6 @@ Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std:
         created.push_back(new_id);
       }
       if (created.empty()) refuse(Reason::nothing_to_retry);
-      db.exec(tx, kNotify);
       auto after = load_order(db, tx, oid, true);
       std::vector<Item> items;
       for (const auto& id : created) items.push_back(find_item(*after, id));
@@ -368,7 +365,6 @@ Result<OperationReply> regenerate_item(db::Db& db, cache::Redis& redis, const Ca
               static_cast<std::int64_t>(fields.length), static_cast<std::int64_t>(fields.billable_length),
               static_cast<std::int64_t>(fields.raw_length), tokens, std::int64_t{0}, std::int64_t{0}, tokens,
               paid.quota_tokens, paid.minor, iid);
-      db.exec(tx, kNotify);
       return OperationReply{.status = 201, .message = "orders.item_queued", .data_json = render_item(db, tx, oid, new_id, caller.tz)};
     });
     key_tokens.keep();

@@ -52,8 +52,8 @@ const db::Statement kInsertOrder{
     " VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), NULLIF($7, '')::uuid, $8::jsonb, $9::jsonb, $10, $11::jsonb,"
     "  $12::jsonb, $13, $14, $15, $16, $17, $18, $19, $20, NULLIF($21, '')::uuid)"
     " RETURNING (extract(epoch from created_at) * 1000000)::bigint"};
-// Every chunk in one statement (never one per chunk), then the wake-up of the workers, which
-// PostgreSQL delivers at commit.
+// Every chunk in one statement (never one per chunk). The workers are woken after the commit
+// (OrderWriteOptions::on_queued), not by NOTIFY.
 const db::Statement kInsertItems{
     "orders_insert_items",
     "WITH ins AS (INSERT INTO order_items (order_id, item_type, chunk_index, paragraph_index, text,"
@@ -64,7 +64,7 @@ const db::Statement kInsertItems{
     " FROM orders o, unnest($4::int[], $5::int[], $6::text[], $7::int[], $8::int[], $9::int[], $10::int[],"
     "  $11::bigint[], $12::bigint[], $13::bigint[]) AS t(i, p, txt, len, bill, maxb, raw, tok, q, m)"
     " WHERE o.id = $1 RETURNING 1)"
-    " SELECT (SELECT count(*) FROM ins), pg_notify('mediagen_queue', '')"};
+    " SELECT count(*) FROM ins"};
 
 // The template-less services (sfx, music): the service's first active model and its engine.
 const db::Statement kPromptService{

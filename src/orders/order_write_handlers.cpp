@@ -64,6 +64,7 @@ asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, O
     const Caller caller{*ctx.principal, ctx.tz, s.options.redis_prefix, s.options.content_blocked};
     auto result = op(r.db, r.redis, caller);
     if (!result) return result.error();
+    if (result->status == 201 && !result->replayed && s.options.on_queued) s.options.on_queued(r.redis);
     return to_reply(*result);
   };
   Result<http::Reply> reply = co_await s.pool.run(std::move(job));

@@ -321,6 +321,8 @@ void WorkerPool::stop() {
   s.threads.clear();
 }
 
+void WorkerPool::wake() { state_->wake(); }
+
 std::uint64_t WorkerPool::settled_chunks() const { return state_->settled.load(std::memory_order_relaxed); }
 
 }  // namespace mediagen::workers

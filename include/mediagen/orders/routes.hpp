@@ -11,6 +11,9 @@ class Router;
 namespace mediagen::db {
 class BlockingPool;
 }
+namespace mediagen::cache {
+class Redis;
+}
 
 namespace mediagen::orders {
 
@@ -34,6 +37,10 @@ struct OrderWriteOptions {
   // The content policy of the workers: an item retry or regenerate text it refuses is 422
   // content_blocked before any charge.
   std::function<bool(std::string_view text)> content_blocked;
+  // Called on the blocking pool after an operation committed new work to the queue, to wake
+  // the workers of every instance (order creation does not NOTIFY: a NOTIFY serialises every
+  // committing transaction of the cluster).
+  std::function<void(cache::Redis& redis)> on_queued;
 };
 
 // POST /orders, POST /orders/{order}/cancel, POST /orders/{order}/retry, and the item actions

@@ -59,6 +59,9 @@ class WorkerPool {
 
   void start();
   void stop();
+  // Work was committed (here or by another instance): idle workers look for it now. Cheap and
+  // non-blocking; callable from any thread.
+  void wake();
 
   // Chunks settled by this pool since start (completed + failed); for tests and metrics.
   std::uint64_t settled_chunks() const;
