@@ -148,8 +148,8 @@ TEST(ItemRules, NothingIsRetriedOrRegeneratedWhileTheOrderIsStitched) {
 
 TEST(ItemRules, ARecordOfTheSameInstantWithAHigherAttemptIsTheNewer) {
   Records r;
-  r.add(ItemType::chunk, 0, ItemStatus::failed, 1);
-  r.add(ItemType::retry, 0, ItemStatus::failed, 2).created_at = r.items[0].created_at;
+  const TimePoint instant = r.add(ItemType::chunk, 0, ItemStatus::failed, 1).created_at;
+  r.add(ItemType::retry, 0, ItemStatus::failed, 2).created_at = instant;
   const auto order = order_in(OrderStatus::partially_completed);
   EXPECT_FALSE(can_retry(order, r.items, r.items[0]));
   EXPECT_TRUE(can_retry(order, r.items, r.items[1]));
