@@ -34,6 +34,17 @@ namespace {
 
 const db::Statement kOrder{"orders_read_one", "SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid"};
 
+// GET /orders/{order}: the order and its items in one statement and one snapshot (the order's
+// 19 columns, then the item's 20; no item: one row with NULL item columns). Ordered by item
+// chunk_index, created_at, attempt_number and id (their positions in the select list).
+const db::Statement kOwnOrderWithItems{
+    "orders_read_own_with_items",
+    "SELECT o.*, i.* FROM (SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid AND user_id = $2) o"
+    " LEFT JOIN LATERAL (SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE order_id = $1::uuid) i ON true"
+    " ORDER BY 23, 38, 26, 20"};
+constexpr pqxx::row::size_type kOrderColumns = 19;
+constexpr pqxx::row::size_type kItemColumns = 20;
+
 // The order_items_order index serves this scan and its order.
 const db::Statement kItems{"orders_read_items",
                            "SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE order_id = $1::uuid"
@@ -167,6 +178,16 @@ std::optional<Order> load_order(db::Db& db, pqxx::transaction_base& tx, std::str
 Result<Order> find_own_order(db::Db& db, UserId user, std::string_view order_id, bool with_items) {
   if (!is_uuid(order_id)) return ApiError::not_found();
   auto order = db::read(db, [&](pqxx::transaction_base& tx) -> std::optional<Order> {
+    if (with_items) {
+      const auto rows = db.exec(tx, kOwnOrderWithItems, std::string(order_id), user.value);
+      if (rows.empty()) return std::nullopt;
+      Order found = order_from_row(rows[0].slice(0, kOrderColumns));
+      for (const auto& r : rows) {
+        if (!r[kOrderColumns].is_null()) found.items.push_back(item_from_row(r.slice(kOrderColumns, kOrderColumns + kItemColumns)));
+      }
+      apply_item_flags(found, found.items);
+      return found;
+    }
     auto found = load_order(db, tx, order_id, /*with_items=*/false);
     // Another account's order is "not found" too: the answer never says whether an id exists.
     if (!found || found->user_id != user) return std::nullopt;
