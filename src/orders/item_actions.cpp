@@ -21,7 +21,9 @@
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/orders/text_rules.hpp"
 #include "mediagen/templates/templates.hpp"
+#include "key_tokens.hpp"
 #include "order_pricing.hpp"
+#include "refused.hpp"
 
 namespace mediagen::orders {
 namespace {
@@ -47,13 +49,6 @@ const db::Statement kQuota{
     "  AND a.asset_id = $2 FOR UPDATE), 0)"
     " WHERE EXISTS (SELECT 1 FROM subscriptions WHERE user_id = $1::bigint AND cancelled_at IS NULL AND starts_at <= now()"
     "  AND expires_at > now())"};
-const db::Statement kKeyPool{
-    "items_key_pool",
-    "UPDATE api_keys SET tokens_quota_used = tokens_quota_used + $2"
-    " WHERE id = $1 AND (tokens_quota_limit IS NULL OR tokens_quota_used + $2 <= tokens_quota_limit)"
-    " RETURNING tokens_quota_used"};
-const db::Statement kKeyPoolState{
-    "items_key_pool_state", "SELECT COALESCE(tokens_quota_limit, 0), tokens_quota_used FROM api_keys WHERE id = $1"};
 // The new record; the parent hands its base lock over (retries) or keeps its own (regenerations).
 const db::Statement kInsertRecord{
     "items_insert_record",
@@ -73,9 +68,6 @@ const db::Statement kRegenerations{
 const db::Statement kSnapshot{
     "items_snapshot", "SELECT service_key, config_snapshot::text, task_type FROM orders WHERE id = $1"};
 
-struct Refused {
-  ApiError error;
-};
 
 int http_status(Reason reason) {
   switch (reason) {
@@ -168,48 +160,6 @@ ItemRow item_row(db::Db& db, pqxx::work& tx, const std::string& item_id, const s
   return row;
 }
 
-// Extra tokens the key must allow (spec 8.2: the surcharge and regenerations count against the
-// key's token limits; a free retry does not). Windows in Redis, the pool in this transaction.
-class KeyTokens {
- public:
-  KeyTokens(cache::Redis& redis, const Caller& caller) : redis_(redis), caller_(caller) {
-    const auto& t = caller.principal.limits.tokens;
-    windows_ = {.per_minute = t.per_minute, .per_hour = t.per_hour, .per_day = t.per_day, .per_month = t.per_month};
-  }
-  KeyTokens(const KeyTokens&) = delete;
-  KeyTokens& operator=(const KeyTokens&) = delete;
-  ~KeyTokens() {
-    if (counted_ > 0 && !kept_) {
-      try {
-        cache::refund_tokens(redis_, caller_.redis_prefix, caller_.principal.key_id, windows_, counted_, at_);
-      } catch (const std::exception&) {
-        // A window slightly over-counted until it ends is better than failing the answer.
-      }
-    }
-  }
-
-  void take(db::Db& db, pqxx::work& tx, std::int64_t tokens) {
-    if (tokens <= 0) return;
-    at_ = std::chrono::system_clock::now();
-    const auto d = cache::check_and_add_tokens(redis_, caller_.redis_prefix, caller_.principal.key_id, windows_, tokens, at_);
-    if (!d.allowed()) throw Refused{cache::token_quota_exceeded(*d.refusal)};
-    if (windows_.any()) counted_ = tokens;
-    if (caller_.principal.limits.tokens.quota && db.exec(tx, kKeyPool, caller_.principal.key_id.value, tokens).empty()) {
-      const auto s = db.exec(tx, kKeyPoolState, caller_.principal.key_id.value);
-      throw Refused{ApiError::token_pool_exhausted(s[0][0].as<std::int64_t>(), s[0][1].as<std::int64_t>(), tokens)};
-    }
-  }
-  void keep() { kept_ = true; }
-
- private:
-  cache::Redis& redis_;
-  const Caller& caller_;
-  cache::TokenWindows windows_;
-  std::int64_t counted_ = 0;
-  TimePoint at_{};
-  bool kept_ = false;
-};
-
 // Quota first, then money, at the order's price; locked on the new record.
 Amounts pay(db::Db& db, pqxx::work& tx, const Locked& locked, std::string_view item_id, std::int64_t tokens) {
   if (tokens <= 0) return {};
@@ -276,9 +226,9 @@ Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller&
               static_cast<std::int64_t>(fields.raw_length), base_tokens + surcharge, row.base.quota_tokens,
               row.base.minor, surcharge, paid.quota_tokens, paid.minor, iid);
       db.exec(tx, kHandOver, iid);
-      OperationReply reply{.status = 201, .message = "orders.item_queued", .data_json = render_item(db, tx, oid, new_id, caller.tz)};
-      if (idempotency) remember_reply(db, tx, user, *idempotency, reply);
-      return reply;
+      OperationReply answer{.status = 201, .message = "orders.item_queued", .data_json = render_item(db, tx, oid, new_id, caller.tz)};
+      if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
+      return answer;
     });
     if (!reply.replayed) key_tokens.keep();
     return reply;

@@ -9,6 +9,7 @@
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/templates/templates.hpp"
 #include "order_creation.hpp"
+#include "refused.hpp"
 
 namespace mediagen::orders {
 namespace {
@@ -37,9 +38,6 @@ const db::Statement kRetrySource{
     " generation_mode, task_data::text, input_text, engine_request::text"
     " FROM orders WHERE id = $1"};
 
-struct Refused {
-  ApiError error;
-};
 
 ApiError not_cancellable() {
   ApiError e = ApiError::refusal(400, Reason::none);

@@ -10,7 +10,9 @@
 #include "mediagen/orders/order.hpp"
 #include "mediagen/orders/order_json.hpp"
 #include "mediagen/orders/order_money.hpp"
+#include "key_tokens.hpp"
 #include "order_pricing.hpp"
+#include "refused.hpp"
 #include "order_request.hpp"
 
 namespace mediagen::orders {
@@ -37,13 +39,6 @@ const db::Statement kLockUser{"orders_lock_user", "SELECT 1 FROM users WHERE id 
 const db::Statement kActiveOrders{
     "orders_active_count",
     "SELECT count(*) FROM orders WHERE user_id = $1 AND status IN ('created', 'pending', 'in_progress')"};
-const db::Statement kKeyPool{
-    "orders_key_pool",
-    "UPDATE api_keys SET tokens_quota_used = tokens_quota_used + $2"
-    " WHERE id = $1 AND (tokens_quota_limit IS NULL OR tokens_quota_used + $2 <= tokens_quota_limit)"
-    " RETURNING tokens_quota_used"};
-const db::Statement kKeyPoolState{
-    "orders_key_pool_state", "SELECT COALESCE(tokens_quota_limit, 0), tokens_quota_used FROM api_keys WHERE id = $1"};
 const db::Statement kInsertOrder{
     "orders_insert",
     "INSERT INTO orders (id, user_id, api_key_id, task_type, service_key, model_id, template_id, config_snapshot,"
@@ -74,10 +69,6 @@ const db::Statement kPromptService{
     "  WHERE service_id = s.id AND is_active ORDER BY position, id LIMIT 1) m ON true"
     " WHERE s.key = $1 AND s.is_active"};
 
-// Thrown inside the transaction to roll it back with an answer.
-struct Refused {
-  ApiError error;
-};
 
 std::string int_array(const std::vector<std::int64_t>& values) {
   std::string out = "{";
@@ -97,12 +88,6 @@ std::string optional_int_array(const std::vector<std::optional<std::size_t>>& va
   return out + "}";
 }
 
-cache::TokenWindows key_windows(const auth::Principal& p) {
-  return {.per_minute = p.limits.tokens.per_minute,
-          .per_hour = p.limits.tokens.per_hour,
-          .per_day = p.limits.tokens.per_day,
-          .per_month = p.limits.tokens.per_month};
-}
 
 TimePoint from_micros(std::int64_t us) { return TimePoint{std::chrono::microseconds{us}}; }
 
@@ -126,19 +111,8 @@ Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Calle
   const UserId user = principal.user_id;
   const std::int64_t tokens = static_cast<std::int64_t>(order.plan.billable_chars);
 
-  // Token windows of the key live in Redis; what they took is given back if the order is not
-  // created after all.
-  const auto windows = key_windows(principal);
-  const auto counted_at = std::chrono::system_clock::now();
-  const auto decision = cache::check_and_add_tokens(redis, caller.redis_prefix, principal.key_id, windows, tokens, counted_at);
-  if (!decision.allowed()) return cache::token_quota_exceeded(*decision.refusal);
-  auto give_back = [&] {
-    if (windows.any() && tokens > 0) {
-      cache::refund_tokens(redis, caller.redis_prefix, principal.key_id, windows, tokens, counted_at);
-    }
-  };
-
   try {
+    KeyTokens key_tokens(redis, caller);
     auto reply = db::transact(db, [&](pqxx::work& tx) -> OperationReply {
       if (idempotency) {
         auto claimed = claim_idempotency_key(db, tx, user, idempotency_scope, *idempotency);
@@ -157,12 +131,7 @@ Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Calle
         const auto active = db.exec(tx, kActiveOrders, user.value)[0][0].as<std::int64_t>();
         if (active >= ctx[0][4].as<std::int64_t>()) throw Refused{ApiError::refusal(429, Reason::concurrency_limit_exceeded)};
       }
-      if (principal.limits.tokens.quota && tokens > 0) {
-        if (db.exec(tx, kKeyPool, principal.key_id.value, tokens).empty()) {
-          const auto state = db.exec(tx, kKeyPoolState, principal.key_id.value);
-          throw Refused{ApiError::token_pool_exhausted(state[0][0].as<std::int64_t>(), state[0][1].as<std::int64_t>(), tokens)};
-        }
-      }
+      key_tokens.take(db, tx, tokens);
 
       // 402: subscription quota first, the rest from the balance.
       std::int64_t quota = 0;
@@ -230,18 +199,14 @@ Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Calle
       o.tokens_from_payg = price.from_payg;
       o.retry_of = order.retry_of;
       o.created_at = o.updated_at = from_micros(created[0][0].as<std::int64_t>());
-      OperationReply reply{.status = created_status, .message = "orders.created", .data_json = order_json(o, caller.tz)};
-      if (idempotency) remember_reply(db, tx, user, *idempotency, reply);
-      return reply;
+      OperationReply answer{.status = created_status, .message = "orders.created", .data_json = order_json(o, caller.tz)};
+      if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
+      return answer;
     });
-    if (reply.replayed) give_back();
+    if (!reply.replayed) key_tokens.keep();
     return reply;
   } catch (const Refused& refused) {
-    give_back();
     return refused.error;
-  } catch (...) {
-    give_back();
-    throw;
   }
 }
 
