@@ -453,7 +453,7 @@ stop_server
 claim_explain() {
   q mg_claim -c "BEGIN" -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)
     WITH picked AS (
-      SELECT id FROM order_items WHERE status = 'pending' ORDER BY queued_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+      SELECT id FROM order_items WHERE status = 'pending' ORDER BY queued_at, chunk_index LIMIT 1 FOR UPDATE SKIP LOCKED)
      UPDATE order_items i SET status = 'processing', lease_token = gen_random_uuid(),
       locked_until = now() + 60000 * interval '1 millisecond', claims = i.claims + 1, updated_at = now()
      FROM picked WHERE i.id = picked.id
