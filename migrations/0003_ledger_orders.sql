@@ -55,8 +55,8 @@ CREATE INDEX ledger_txns_order ON ledger_txns (order_id) WHERE order_id IS NOT N
 
 -- The new entries table takes over the name; the old one-sided rows are converted below.
 ALTER TABLE ledger_entries RENAME TO ledger_entries_v1;
-DROP TRIGGER ledger_entries_no_update ON ledger_entries_v1;
-DROP TRIGGER ledger_entries_no_truncate ON ledger_entries_v1;
+DROP TRIGGER IF EXISTS ledger_entries_no_update ON ledger_entries_v1;
+DROP TRIGGER IF EXISTS ledger_entries_no_truncate ON ledger_entries_v1;
 
 CREATE TABLE ledger_entries (
   id              bigserial PRIMARY KEY,
@@ -136,7 +136,7 @@ WHERE a.id = x.account_id;
 DROP TABLE v1_map;
 DROP TABLE ledger_entries_v1;
 DROP TABLE balances;
-DROP FUNCTION ledger_entries_append_only();
+DROP FUNCTION IF EXISTS ledger_entries_append_only();
 
 -- Which engine serves a service: the engine choice is catalogue data ('none' until the service
 -- has an engine; its chunks then fail as a technical error and the order's funds return).
