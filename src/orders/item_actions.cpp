@@ -160,6 +160,33 @@ ItemRow item_row(db::Db& db, pqxx::work& tx, const std::string& item_id, const s
   return row;
 }
 
+// What retry and regenerate share: the order locked, the item's refusal rule applied, and the
+// replacement text (the request's, or without one the item's current text) cleaned and measured.
+struct Replacement {
+  Locked locked;
+  std::size_t item = 0;  // index into locked.order.items
+  ItemRow row;
+  std::string cleaned;
+  ChunkTextFields fields;
+  const Item& record() const { return locked.order.items[item]; }
+};
+
+using RefusalRule = std::optional<Reason> (*)(const Order&, const Position&, const Item&);
+
+Replacement prepare_replacement(db::Db& db, pqxx::work& tx, UserId user, const std::string& oid, const std::string& iid,
+                                const std::optional<std::string>& text, RefusalRule rule) {
+  Replacement r{.locked = lock_own_order(db, tx, user, oid)};
+  const Item& item = find_item(r.locked.order, iid);
+  r.item = static_cast<std::size_t>(&item - r.locked.order.items.data());
+  if (auto refusal = rule(r.locked.order, position_of(r.locked.order.items, item.chunk_index), item)) refuse(*refusal);
+  r.row = item_row(db, tx, iid, oid);
+  if (r.locked.maintenance) throw Refused{ApiError::refusal(503, Reason::service_maintenance)};
+  if (!text && !r.row.text) refuse(Reason::input_expired);
+  r.cleaned = std::string(trim_spaces(strip_brackets(text ? *text : *r.row.text)));
+  r.fields = revise_text_fields(r.row.fields, r.cleaned);
+  return r;
+}
+
 // Quota first, then money, at the order's price; locked on the new record.
 Amounts pay(db::Db& db, pqxx::work& tx, const Locked& locked, std::string_view item_id, std::int64_t tokens) {
   if (tokens <= 0) return {};
@@ -200,16 +227,12 @@ Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller&
         if (!claimed) throw Refused{claimed.error()};
         if (*claimed) return **claimed;
       }
-      const Locked locked = lock_own_order(db, tx, user, oid);
-      const Item& item = find_item(locked.order, iid);
-      if (auto refusal = retry_refusal(locked.order, position_of(locked.order.items, item.chunk_index), item)) {
-        refuse(*refusal);
-      }
-      ItemRow row = item_row(db, tx, iid, oid);
-      if (locked.maintenance) throw Refused{ApiError::refusal(503, Reason::service_maintenance)};
-      if (!*text && !row.text) refuse(Reason::input_expired);
-      const std::string cleaned(trim_spaces(strip_brackets(*text ? **text : *row.text)));
-      const auto fields = revise_text_fields(row.fields, cleaned);
+      const Replacement r = prepare_replacement(db, tx, user, oid, iid, *text, &retry_refusal);
+      const Locked& locked = r.locked;
+      const Item& item = r.record();
+      const ItemRow& row = r.row;
+      const std::string& cleaned = r.cleaned;
+      const auto& fields = r.fields;
       if (!within_limits(fields)) refuse(Reason::text_over_capacity);
       check_settings_and_text(db, tx, caller, oid, cleaned);
       // A failed attempt keeps only its base lock (its surcharge went back when it failed).
@@ -290,16 +313,13 @@ Result<OperationReply> regenerate_item(db::Db& db, cache::Redis& redis, const Ca
   try {
     KeyTokens key_tokens(redis, caller);
     auto reply = db::transact(db, [&](pqxx::work& tx) -> OperationReply {
-      const Locked locked = lock_own_order(db, tx, caller.principal.user_id, oid);
-      const Item& item = find_item(locked.order, iid);
-      if (auto refusal = regenerate_refusal(locked.order, position_of(locked.order.items, item.chunk_index), item)) {
-        refuse(*refusal);
-      }
-      ItemRow row = item_row(db, tx, iid, oid);
-      if (locked.maintenance) throw Refused{ApiError::refusal(503, Reason::service_maintenance)};
-      if (!*text && !row.text) refuse(Reason::input_expired);
-      const std::string cleaned(trim_spaces(strip_brackets(*text ? **text : *row.text)));
-      const auto fields = revise_text_fields(row.fields, cleaned);
+      const Replacement r =
+          prepare_replacement(db, tx, caller.principal.user_id, oid, iid, *text, &regenerate_refusal);
+      const Locked& locked = r.locked;
+      const Item& item = r.record();
+      const ItemRow& row = r.row;
+      const std::string& cleaned = r.cleaned;
+      const auto& fields = r.fields;
       // A regeneration text is bounded by the chunk's original length (spec 2.4) and its capacity.
       if (fields.length > row.fields.original_text_length || fields.raw_length > fields.max_raw_length) {
         refuse(Reason::text_over_capacity);

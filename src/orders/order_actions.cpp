@@ -35,7 +35,7 @@ const db::Statement kCancel{
 const db::Statement kRetrySource{
     "orders_retry_source",
     "SELECT user_id, status, task_type, service_key, template_id, config_snapshot::text, config_override::text,"
-    " generation_mode, task_data::text, input_text, engine_request::text"
+    " generation_mode, task_data::text, input_text"
     " FROM orders WHERE id = $1"};
 
 
@@ -114,21 +114,8 @@ Result<OperationReply> retry_order(db::Db& db, cache::Redis& redis, const Caller
     // retry_config_outdated when it no longer passes; later template edits do not matter).
     auto setup = templates::validate_stored(db, order.service_key, r[5].as<std::string>());
     if (!setup) return ApiError::refusal(400, Reason::retry_config_outdated);
-    order.model_id = setup->model.model_id;
-    order.config_snapshot = setup->config_json;
-    order.chunker = {.capacity = static_cast<std::size_t>(setup->model.capacity),
-                     .unit = setup->model.capacity_unit,
-                     .mode = order.mode};
-    order.price_per_1k_minor = setup->model.price_per_1k_minor;
-    order.engine_request = r[10].as<std::string>();
-    auto request = nlohmann::json::parse(order.engine_request, nullptr, false);
     // The voice and settings the snapshot resolves to today.
-    if (request.is_object()) {
-      request["voice"] = setup->voice.espeak_voice;
-      request["variant"] = setup->voice.espeak_variant;
-      request["language"] = setup->language_code.value_or("");
-      order.engine_request = request.dump();
-    }
+    use_speech_setup(order, *setup);
   } else if (!use_prompt_service(db, order.task_type, order)) {
     return ApiError::refusal(400, Reason::retry_config_outdated);
   }

@@ -26,19 +26,6 @@ const db::Statement kStoredReply{
     "SELECT scope, encode(request_hash, 'hex'), status, body FROM idempotency_keys"
     " WHERE user_id = $1 AND key = $2 AND status <> 0 AND created_at >= now() - interval '24 hours'"};
 
-std::string engine_request_json(const templates::SpeechSetup& setup, std::string_view engine) {
-  json settings = json::object();
-  if (setup.effective.stability) settings["stability"] = *setup.effective.stability;
-  if (setup.effective.similarity_boost) settings["similarity_boost"] = *setup.effective.similarity_boost;
-  if (setup.effective.speed) settings["speed"] = *setup.effective.speed;
-  if (setup.effective.use_speaker_boost) settings["use_speaker_boost"] = *setup.effective.use_speaker_boost;
-  return json{{"engine", engine},
-              {"voice", setup.voice.espeak_voice},
-              {"variant", setup.voice.espeak_variant},
-              {"language", setup.language_code.value_or("")},
-              {"settings", std::move(settings)}}
-      .dump();
-}
 
 // Looks the key up before anything else, so that a replay answers even when the template has
 // since been deleted or the balance spent. The transaction's claim settles races.
@@ -81,17 +68,8 @@ Result<OperationReply> create_order(db::Db& db, cache::Redis& redis, const Calle
     order.template_id = stored->id;
     order.service_key = stored->service_key;
     auto setup = templates::validate_stored(db, *stored);
-    if (!setup) {
-      outdated = setup.error();
-    } else {
-      order.model_id = setup->model.model_id;
-      order.config_snapshot = setup->config_json;
-      order.chunker = {.capacity = static_cast<std::size_t>(setup->model.capacity),
-                       .unit = setup->model.capacity_unit,
-                       .mode = req.mode};
-      order.price_per_1k_minor = setup->model.price_per_1k_minor;
-      order.engine_request = engine_request_json(*setup, "espeak");
-    }
+    if (!setup) outdated = setup.error();
+    else use_speech_setup(order, *setup);
   } else if (req.task_type == "sfx" || req.task_type == "music") {
     if (!use_prompt_service(db, req.task_type, order)) req.refusal = ApiError::refusal(422, Reason::service_not_found);
   }

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include <nlohmann/json.hpp>
+
 #include "idempotency.hpp"
 #include "mediagen/billing/ledger.hpp"
 #include "mediagen/cache/token_window.hpp"
@@ -91,7 +93,31 @@ std::string optional_int_array(const std::vector<std::optional<std::size_t>>& va
 
 TimePoint from_micros(std::int64_t us) { return TimePoint{std::chrono::microseconds{us}}; }
 
+std::string engine_request_json(const templates::SpeechSetup& setup, std::string_view engine) {
+  nlohmann::json settings = nlohmann::json::object();
+  if (setup.effective.stability) settings["stability"] = *setup.effective.stability;
+  if (setup.effective.similarity_boost) settings["similarity_boost"] = *setup.effective.similarity_boost;
+  if (setup.effective.speed) settings["speed"] = *setup.effective.speed;
+  if (setup.effective.use_speaker_boost) settings["use_speaker_boost"] = *setup.effective.use_speaker_boost;
+  return nlohmann::json{{"engine", engine},
+              {"voice", setup.voice.espeak_voice},
+              {"variant", setup.voice.espeak_variant},
+              {"language", setup.language_code.value_or("")},
+              {"settings", std::move(settings)}}
+      .dump();
+}
+
 }  // namespace
+
+void use_speech_setup(NewOrder& order, const templates::SpeechSetup& setup) {
+  order.model_id = setup.model.model_id;
+  order.config_snapshot = setup.config_json;
+  order.chunker = {.capacity = static_cast<std::size_t>(setup.model.capacity),
+                   .unit = setup.model.capacity_unit,
+                   .mode = order.mode};
+  order.price_per_1k_minor = setup.model.price_per_1k_minor;
+  order.engine_request = engine_request_json(setup, "espeak");
+}
 
 bool use_prompt_service(db::Db& db, const std::string& task_type, NewOrder& order) {
   auto rows = db::read(db, [&](pqxx::transaction_base& tx) { return db.exec(tx, kPromptService, task_type); });

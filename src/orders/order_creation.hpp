@@ -6,6 +6,7 @@
 
 #include "mediagen/orders/chunker.hpp"
 #include "mediagen/orders/orders.hpp"
+#include "mediagen/templates/templates.hpp"
 
 namespace mediagen::orders {
 
@@ -25,6 +26,10 @@ struct NewOrder {
   ChunkPlan plan;                      // the chunks; empty when the request is refused anyway
   std::optional<std::string> retry_of;
 };
+
+// A voice service's template (or an order's snapshot of one) as resolved today: its model,
+// chunk capacity, price, normalised config and what the engine needs.
+void use_speech_setup(NewOrder& order, const templates::SpeechSetup& setup);
 
 // sfx and music: one chunk of the prompt at the service's first active model and its engine.
 // False when the service is not offered.
