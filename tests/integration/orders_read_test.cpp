@@ -16,13 +16,13 @@
 #include "mediagen/account/users.hpp"
 #include "mediagen/auth/keys.hpp"
 #include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/http/router.hpp"
 #include "mediagen/db/pg.hpp"
-#include "mediagen/http/pipeline.hpp"
-#include "mediagen/http/server.hpp"
 #include "mediagen/orders/order_reads.hpp"
 #include "mediagen/orders/routes.hpp"
 #include "mediagen/templates/seed.hpp"
 #include "support.hpp"
+#include "test_server.hpp"
 
 namespace mediagen::test {
 namespace {
@@ -353,36 +353,17 @@ class OrdersReadHttpTest : public OrdersReadTest {
   void SetUp() override {
     OrdersReadTest::SetUp();
     if (HasFatalFailure()) return;
-    router = std::make_unique<http::Router>("/api");
-    metrics = std::make_unique<http::Metrics>(counters);
-    ladder = std::make_unique<cache::BanLadder>(
-        cache::BanLadderOptions{.ladder_seconds = {60}, .threshold = 1000, .window_seconds = 600, .prefix = prefix});
-    keys = std::make_unique<auth::KeyCache>(60s, clock);
-    pool = std::make_unique<db::BlockingPool>(
-        db::BlockingPoolOptions{.threads = 2, .database_url = db_url, .redis = {.url = redis_url}}, counters);
-    orders::register_order_read_routes(*router, *pool);
-    metrics->set_routes(router->patterns());
-    pipeline = std::make_unique<http::Pipeline>(
-        http::PipelineDeps{*router, *metrics, clock, bans, *ladder, *keys, *pool, counters},
-        http::PipelineOptions{.redis_prefix = prefix});
-    server = std::make_unique<http::Server>(
-        ioc, http::ServerOptions{.listen = {"127.0.0.1", 0}, .max_connections = 64, .single_threaded = true},
-        *pipeline, *metrics);
-    server->start();
-    port = server->bound().port;
-    io_thread = std::thread([this] { ioc.run(); });
+    server = std::make_unique<TestServer>(TestServerOptions{db_url, redis_url, prefix}, clock, counters,
+                                          [](http::Router& router, db::BlockingPool& pool) {
+                                            orders::register_order_read_routes(router, pool);
+                                          });
+    port = server->port();
     alice_key = auth::create_key(*db, {.user = alice, .scopes = *auth::preset("read_only")}).plaintext;
     bob_key = auth::create_key(*db, {.user = bob, .scopes = *auth::preset("read_only")}).plaintext;
   }
 
   void TearDown() override {
-    if (server) {
-      server->shutdown();
-      for (int i = 0; i < 100 && server->connections() > 0; ++i) std::this_thread::sleep_for(20ms);
-    }
-    ioc.stop();
-    if (io_thread.joinable()) io_thread.join();
-    if (pool) pool->stop();
+    server.reset();
     OrdersReadTest::TearDown();
   }
 
@@ -398,18 +379,8 @@ class OrdersReadHttpTest : public OrdersReadTest {
   }
   static json data_of(const Response& r) { return json::parse(r.body())["data"]; }
 
-  // Declared first, destroyed last: coroutine frames may still point into the rest.
-  asio::io_context ioc;
   SystemClock clock;
-  cache::BanList bans;
-  std::unique_ptr<http::Router> router;
-  std::unique_ptr<http::Metrics> metrics;
-  std::unique_ptr<cache::BanLadder> ladder;
-  std::unique_ptr<auth::KeyCache> keys;
-  std::unique_ptr<db::BlockingPool> pool;
-  std::unique_ptr<http::Pipeline> pipeline;
-  std::unique_ptr<http::Server> server;
-  std::thread io_thread;
+  std::unique_ptr<TestServer> server;
   std::uint16_t port = 0;
   std::string alice_key, bob_key;
 };

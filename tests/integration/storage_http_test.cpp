@@ -22,12 +22,12 @@
 #include "mediagen/auth/keys.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/http/router.hpp"
 #include "mediagen/db/pg.hpp"
-#include "mediagen/http/pipeline.hpp"
-#include "mediagen/http/server.hpp"
 #include "mediagen/storage/local_store.hpp"
 #include "mediagen/storage/routes.hpp"
 #include "support.hpp"
+#include "test_server.hpp"
 
 namespace mediagen::test {
 namespace {
@@ -101,46 +101,28 @@ class StorageHttpTest : public MigratedTest {
     ASSERT_TRUE(opened) << opened.error().detail;
     store.emplace(std::move(*opened));
 
-    router = std::make_unique<http::Router>("/api");
-    metrics = std::make_unique<http::Metrics>(counters);
-    ladder = std::make_unique<cache::BanLadder>(
-        cache::BanLadderOptions{.ladder_seconds = {60}, .threshold = 1000, .window_seconds = 600, .prefix = prefix});
-    keys = std::make_unique<auth::KeyCache>(60s, clock);
-    pool = std::make_unique<db::BlockingPool>(
-        db::BlockingPoolOptions{.threads = 2, .database_url = db_url, .redis = {.url = redis_url}}, counters);
-    storage::register_routes(
-        *router, *pool,
-        {.store = *store,
-         .signer = storage::LinkSigner("test-secret"),
-         .clock = clock,
-         .public_url = kPublicUrl + "/",
-         .link_ttl = 15min,
-         .authorize_path = [this](db::Db&, UserId user, std::string_view path) -> Result<void> {
-           authorize_calls.fetch_add(1);
-           std::lock_guard lock(owned_mutex);
-           if (owned.count({user.value, std::string(path)}) == 0) return ApiError::not_found();
-           return {};
-         }});
-    metrics->set_routes(router->patterns());
-    pipeline = std::make_unique<http::Pipeline>(
-        http::PipelineDeps{*router, *metrics, clock, bans, *ladder, *keys, *pool, counters},
-        http::PipelineOptions{.redis_prefix = prefix});
-    server = std::make_unique<http::Server>(
-        ioc, http::ServerOptions{.listen = {"127.0.0.1", 0}, .max_connections = 64, .single_threaded = true},
-        *pipeline, *metrics);
-    server->start();
-    port = server->bound().port;
-    io_thread = std::thread([this] { ioc.run(); });
+    server = std::make_unique<TestServer>(
+        TestServerOptions{db_url, redis_url, prefix}, clock, counters,
+        [this](http::Router& router, db::BlockingPool& pool) {
+          storage::register_routes(
+              router, pool,
+              {.store = *store,
+               .signer = storage::LinkSigner("test-secret"),
+               .clock = clock,
+               .public_url = kPublicUrl + "/",
+               .link_ttl = 15min,
+               .authorize_path = [this](db::Db&, UserId user, std::string_view path) -> Result<void> {
+                 authorize_calls.fetch_add(1);
+                 std::lock_guard lock(owned_mutex);
+                 if (owned.count({user.value, std::string(path)}) == 0) return ApiError::not_found();
+                 return {};
+               }});
+        });
+    port = server->port();
   }
 
   void TearDown() override {
-    if (server) {
-      server->shutdown();
-      for (int i = 0; i < 100 && server->connections() > 0; ++i) std::this_thread::sleep_for(20ms);
-    }
-    ioc.stop();
-    if (io_thread.joinable()) io_thread.join();
-    if (pool) pool->stop();
+    server.reset();
     std::error_code ec;
     if (!temp.empty()) fs::remove_all(temp, ec);
     MigratedTest::TearDown();
@@ -194,20 +176,10 @@ class StorageHttpTest : public MigratedTest {
     return send(std::move(req));
   }
 
-  // Declared first, destroyed last: coroutine frames may still point into the rest.
-  asio::io_context ioc;
   SteerableClock clock;
-  cache::BanList bans;
   fs::path temp;
   std::optional<storage::LocalStore> store;
-  std::unique_ptr<http::Router> router;
-  std::unique_ptr<http::Metrics> metrics;
-  std::unique_ptr<cache::BanLadder> ladder;
-  std::unique_ptr<auth::KeyCache> keys;
-  std::unique_ptr<db::BlockingPool> pool;
-  std::unique_ptr<http::Pipeline> pipeline;
-  std::unique_ptr<http::Server> server;
-  std::thread io_thread;
+  std::unique_ptr<TestServer> server;  // after what its routes use
   std::uint16_t port = 0;
 
   std::mutex owned_mutex;
