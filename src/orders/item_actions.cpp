@@ -22,6 +22,7 @@
 #include "mediagen/orders/text_rules.hpp"
 #include "mediagen/templates/templates.hpp"
 #include "key_tokens.hpp"
+#include "order_locks.hpp"
 #include "order_pricing.hpp"
 #include "refused.hpp"
 
@@ -30,9 +31,6 @@ namespace {
 
 using nlohmann::json;
 
-const db::Statement kLockLiveItems{
-    "items_lock_live",
-    "SELECT id FROM order_items WHERE order_id = $1 AND status IN ('pending', 'processing') ORDER BY id FOR UPDATE"};
 const db::Statement kLockOrder{
     "items_lock_order",
     "SELECT user_id, asset_id, (SELECT id FROM currency_assets WHERE kind = 'tokens'), price_per_1k_minor,"
@@ -105,7 +103,7 @@ struct Locked {
 
 // Locks the order's live items, then the order; 404 unless it is the caller's.
 Locked lock_own_order(db::Db& db, pqxx::work& tx, UserId user, const std::string& order_id) {
-  db.exec(tx, kLockLiveItems, order_id);
+  lock_live_items(db, tx, order_id);
   const auto rows = db.exec(tx, kLockOrder, order_id);
   if (rows.empty() || rows[0][0].as<std::int64_t>() != user.value) throw Refused{ApiError::not_found()};
   auto order = load_order(db, tx, order_id, true);

@@ -9,18 +9,15 @@
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/templates/templates.hpp"
 #include "order_creation.hpp"
+#include "order_locks.hpp"
 #include "refused.hpp"
 
 namespace mediagen::orders {
 namespace {
 
-// Item rows before the order row: the lock order every order transaction keeps.
-const db::Statement kLockLiveItems{
-    "orders_lock_live_items",
-    "SELECT id FROM order_items WHERE order_id = $1 AND status IN ('pending', 'processing') ORDER BY id FOR UPDATE"};
 const db::Statement kLockOrder{
     "orders_lock_for_action",
-    "SELECT user_id, status, stitch_token IS NOT NULL, asset_id,"
+    "SELECT user_id, status, (stitch_token IS NOT NULL OR stitch_until IS NOT NULL), asset_id,"
     " (SELECT id FROM currency_assets WHERE kind = 'tokens')"
     " FROM orders WHERE id = $1 FOR UPDATE"};
 // A running attempt loses its lease, so a completion arriving after the cancel writes nothing.
@@ -58,7 +55,7 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::strin
   const std::string id(order_id);
   try {
     db::transact(db, [&](pqxx::work& tx) {
-      db.exec(tx, kLockLiveItems, id);
+      lock_live_items(db, tx, id);
       const auto rows = db.exec(tx, kLockOrder, id);
       if (rows.empty() || rows[0][0].as<std::int64_t>() != caller.principal.user_id.value) {
         throw Refused{ApiError::not_found()};
