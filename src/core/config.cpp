@@ -119,6 +119,11 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   num("MEDIAGEN_READ_TIMEOUT_SECONDS", c.read_timeout_seconds, 1, 3600);
   num("MEDIAGEN_IDLE_TIMEOUT_SECONDS", c.idle_timeout_seconds, 1, 86400);
   num("MEDIAGEN_SHUTDOWN_GRACE_SECONDS", c.shutdown_grace_seconds, 0, 3600);
+  num("MEDIAGEN_WS_ACTIVITY_TIMEOUT_SECONDS", c.ws_activity_timeout_seconds, 1, 3600);
+  num("MEDIAGEN_WS_PONG_TIMEOUT_SECONDS", c.ws_pong_timeout_seconds, 1, 600);
+  num("MEDIAGEN_WS_MAX_CONNECTIONS", c.ws_max_connections, 1, 10000000);
+  num("MEDIAGEN_WS_MAX_MESSAGE_BYTES", c.ws_max_message_bytes, 1024, 1024 * 1024);
+  num("MEDIAGEN_WS_MAX_SUBSCRIPTIONS", c.ws_max_subscriptions, 1, 10000);
   if (auto v = getenv("MEDIAGEN_BAN_LADDER_SECONDS")) {
     c.ban_ladder_seconds.clear();
     for (const auto& item : split(*v, ',')) {

@@ -18,10 +18,12 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 #include <mutex>
 #include <unordered_set>
 
 #include "mediagen/core/log.hpp"
+#include "mediagen/http/upgrade.hpp"
 
 namespace mediagen::http {
 
@@ -233,6 +235,7 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
   Connection conn(socket, *state);
   beast::flat_buffer buffer;
   metrics.connections_open.fetch_add(1, std::memory_order_relaxed);
+  bool handed_off = false;
 
   for (;;) {
     if (stopping) break;
@@ -290,6 +293,15 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
         busy_count.fetch_sub(1, std::memory_order_relaxed);
         break;  // timeout, reset or a close mid-header: nothing to answer
       }
+    } else if (options.upgrade && beast::websocket::is_upgrade(parser.get()) &&
+               options.upgrade->wants(parser.get().target())) {
+      // The connection leaves HTTP: it no longer counts here and shutdown no longer waits for it.
+      busy_count.fetch_sub(1, std::memory_order_relaxed);
+      state->busy = false;
+      state->socket = nullptr;
+      handed_off = true;
+      options.upgrade->take(std::move(socket), parser.release(), ip);
+      break;
     } else {
       version = parser.get().version();
       head = parser.get().method() == bhttp::verb::head;
@@ -305,8 +317,10 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
     state->busy = false;
     if (!written || !keep_alive) break;
   }
-  socket.shutdown(tcp::socket::shutdown_send, ignored);
-  socket.close(ignored);
+  if (!handed_off) {
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    socket.close(ignored);
+  }
   state->socket = nullptr;
   metrics.connections_open.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard lock(sessions_mutex);

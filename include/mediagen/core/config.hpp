@@ -59,6 +59,13 @@ struct Config {
   std::int64_t idle_timeout_seconds = 60;
   std::int64_t shutdown_grace_seconds = 20;
 
+  // Realtime sockets (Pusher protocol 7).
+  std::int64_t ws_activity_timeout_seconds = 120;
+  std::int64_t ws_pong_timeout_seconds = 30;
+  std::size_t ws_max_connections = 100000;
+  std::size_t ws_max_message_bytes = 10240;
+  std::size_t ws_max_subscriptions = 100;
+
   // Reads MEDIAGEN_* variables through `getenv`; throws std::invalid_argument naming the variable.
   static Config from_env(const std::function<std::optional<std::string>(const char*)>& getenv);
   static Config from_process_env();

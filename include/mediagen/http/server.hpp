@@ -16,6 +16,8 @@ class io_context;
 
 namespace mediagen::http {
 
+class UpgradeHandler;
+
 struct ServerOptions {
   Endpoint listen;
   std::size_t max_connections = 10000;
@@ -24,6 +26,8 @@ struct ServerOptions {
   std::int64_t idle_timeout_seconds = 60;
   // With one I/O thread a session needs no strand: its coroutine is the only thing touching it.
   bool single_threaded = true;
+  // Upgrade requests it wants leave HTTP and are handed over (the WebSocket endpoint); may be null.
+  UpgradeHandler* upgrade = nullptr;
 };
 
 class Server {

@@ -1,0 +1,23 @@
+#include "channel_store.hpp"
+
+#include <string>
+
+#include "mediagen/db/pg.hpp"
+
+namespace mediagen::realtime {
+namespace {
+
+// The primary key finds the row; the owner is part of the match, so another account's order
+// and a missing one give the same empty answer.
+const db::Statement kOwnsOrder{"realtime_owns_order",
+                               "SELECT 1 FROM orders WHERE id = $1::uuid AND user_id = $2"};
+
+}  // namespace
+
+bool owns_order(db::Db& db, UserId user, std::string_view order_id) {
+  return db::read(db, [&](pqxx::transaction_base& tx) {
+    return !db.exec(tx, kOwnsOrder, std::string(order_id), user.value).empty();
+  });
+}
+
+}  // namespace mediagen::realtime

@@ -1,0 +1,59 @@
+#include "grant_record.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+
+namespace mediagen::realtime {
+
+namespace {
+
+bool read_int(std::string_view& text, std::int64_t& out) {
+  auto end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, out);
+  if (ec != std::errc{} || p == text.data()) return false;
+  text.remove_prefix(static_cast<std::size_t>(p - text.data()));
+  if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  return true;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::string format_grant_record(const Grant& grant) {
+  std::int64_t expires = 0;
+  if (grant.expires_at) {
+    expires = std::chrono::duration_cast<std::chrono::milliseconds>(grant.expires_at->time_since_epoch()).count();
+  }
+  return std::to_string(grant.key_id.value) + " " + std::to_string(grant.user.value) + " " +
+         crypto::to_hex(grant.key_hash) + " " + std::to_string(expires);
+}
+
+std::optional<Grant> parse_grant_record(std::string_view socket_id, std::string_view channel, std::string_view text) {
+  Grant g;
+  g.socket_id = socket_id;
+  g.channel = channel;
+  std::int64_t key = 0, user = 0, expires = 0;
+  if (!read_int(text, key) || !read_int(text, user)) return std::nullopt;
+  if (text.size() < 64 + 1) return std::nullopt;
+  for (std::size_t i = 0; i < 32; ++i) {
+    int hi = hex_value(text[2 * i]), lo = hex_value(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    g.key_hash[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+  }
+  text.remove_prefix(64);
+  if (text.front() != ' ') return std::nullopt;
+  text.remove_prefix(1);
+  if (!read_int(text, expires) || !text.empty()) return std::nullopt;
+  g.key_id = ApiKeyId{key};
+  g.user = UserId{user};
+  if (expires != 0) g.expires_at = TimePoint(std::chrono::milliseconds(expires));
+  return g;
+}
+
+}  // namespace mediagen::realtime

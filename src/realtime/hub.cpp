@@ -1,0 +1,254 @@
+#include "mediagen/realtime/hub.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "fanout_message.hpp"
+#include "grant_record.hpp"
+#include "hub_core.hpp"
+#include "mediagen/core/log.hpp"
+#include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/http/upgrade.hpp"
+#include "pusher_frames.hpp"
+#include "pusher_session.hpp"
+
+namespace mediagen::realtime {
+
+namespace asio = boost::asio;
+
+namespace {
+
+class Upgrade final : public http::UpgradeHandler {
+ public:
+  explicit Upgrade(std::shared_ptr<HubCore> core) : core_(std::move(core)) {}
+
+  bool wants(std::string_view target) const override { return target.rfind("/app/", 0) == 0; }
+
+  void take(asio::ip::tcp::socket socket, boost::beast::http::request<boost::beast::http::string_body> request,
+            std::string) override {
+    const auto serial = core_->next_serial.fetch_add(1, std::memory_order_relaxed);
+    auto session = std::make_shared<PusherSession>(core_, std::move(socket), serial);
+    session->start(std::move(request));
+  }
+
+ private:
+  std::shared_ptr<HubCore> core_;
+};
+
+// Events for the other instances go out on a thread of its own, so a slow or absent Redis never
+// holds up whoever published.
+class RedisPublisher {
+ public:
+  RedisPublisher(cache::RedisOptions options, std::string channel, std::atomic<std::uint64_t>& failed)
+      : options_(std::move(options)), channel_(std::move(channel)), failed_(failed) {}
+  ~RedisPublisher() { stop(); }
+
+  void start() {
+    thread_ = std::thread([this] { loop(); });
+  }
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  void push(std::string message) {
+    {
+      std::lock_guard lock(mutex_);
+      // While Redis is away the backlog is bounded: the oldest events go first (clients that
+      // care reconcile by seq, or poll).
+      if (queue_.size() >= kMaxBacklog) {
+        queue_.pop_front();
+        failed_.fetch_add(1, std::memory_order_relaxed);
+      }
+      queue_.push_back(std::move(message));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  static constexpr std::size_t kMaxBacklog = 10000;
+
+  void loop() {
+    cache::Redis redis(options_);
+    bool warned = false;
+    for (;;) {
+      std::deque<std::string> batch;
+      {
+        std::unique_lock lock(mutex_);
+        cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (stopping_) return;
+        batch.swap(queue_);
+      }
+      for (auto& message : batch) {
+        try {
+          redis.command({"PUBLISH", channel_, message});
+          if (warned) log::info("realtime fan-out through Redis resumed");
+          warned = false;
+        } catch (const std::exception& e) {
+          failed_.fetch_add(1, std::memory_order_relaxed);
+          if (!warned) log::warn("realtime fan-out through Redis failed", {{"error", e.what()}});
+          warned = true;
+        }
+      }
+    }
+  }
+
+  cache::RedisOptions options_;
+  std::string channel_;
+  std::atomic<std::uint64_t>& failed_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::string> queue_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+struct Hub::Impl {
+  Impl(asio::io_context& ioc, HubOptions options, std::string app_key, const ChannelSigner& signer,
+       db::BlockingPool& pool, HubHooks hooks, cache::RedisOptions redis, const Clock& clock)
+      : core(std::make_shared<HubCore>(ioc, options, std::move(app_key), signer, pool, std::move(hooks), clock)),
+        upgrade(core),
+        sweeper(std::make_shared<asio::steady_timer>(ioc)),
+        publisher(std::move(redis), options.fanout_channel, core->publish_failed) {}
+
+  std::shared_ptr<HubCore> core;
+  Upgrade upgrade;
+  std::shared_ptr<asio::steady_timer> sweeper;
+  RedisPublisher publisher;
+  bool started = false;
+};
+
+namespace {
+
+// Once a second: pings for silent sockets, closes for unanswered pings and expired keys. One
+// timer for all sockets instead of one per socket.
+void arm_sweeper(std::shared_ptr<HubCore> core, std::shared_ptr<asio::steady_timer> timer) {
+  timer->expires_after(std::chrono::seconds(1));
+  timer->async_wait([core, timer](const boost::system::error_code& ec) {
+    if (ec) return;
+    const auto now = steady_ms();
+    const auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          core->clock.now().time_since_epoch())
+                          .count();
+    for (auto& s : core->all_sessions()) {
+      auto ex = s->executor();
+      asio::dispatch(ex, [s, now, wall] { s->check(now, wall); });
+    }
+    if (!core->stopping.load()) arm_sweeper(core, timer);
+  });
+}
+
+}  // namespace
+
+Hub::Hub(asio::io_context& ioc, HubOptions options, std::string app_key, const ChannelSigner& signer,
+         db::BlockingPool& pool, HubHooks hooks, cache::RedisOptions redis, const Clock& clock)
+    : impl_(std::make_shared<Impl>(ioc, std::move(options), std::move(app_key), signer, pool, std::move(hooks),
+                                   std::move(redis), clock)) {}
+
+Hub::~Hub() { stop(); }
+
+http::UpgradeHandler& Hub::upgrade_handler() { return impl_->upgrade; }
+
+void Hub::start() {
+  if (impl_->started) return;
+  impl_->started = true;
+  impl_->publisher.start();
+  arm_sweeper(impl_->core, impl_->sweeper);
+}
+
+void Hub::shutdown() {
+  auto core = impl_->core;
+  core->stopping = true;
+  auto timer = impl_->sweeper;
+  asio::post(core->ioc, [timer] { timer->cancel(); });
+  for (auto& s : core->all_sessions()) {
+    auto ex = s->executor();
+    asio::dispatch(ex, [s] { s->close_with(error_code::reconnect, "Server is shutting down, reconnect"); });
+  }
+}
+
+void Hub::stop() { impl_->publisher.stop(); }
+
+void Hub::publish(Event event) {
+  auto& core = *impl_->core;
+  auto frame = std::make_shared<const std::string>(wire_frame(event));
+  core.deliver(event.channel, frame, event_seq(event.data));
+  impl_->publisher.push(format_fanout(core.origin, *frame));
+}
+
+void Hub::on_fanout(std::string_view payload) {
+  auto& core = *impl_->core;
+  auto message = parse_fanout(payload);
+  if (!message) {
+    core.fanout_dropped.fetch_add(1, std::memory_order_relaxed);
+    log::warn("dropped a malformed realtime fan-out message");
+    return;
+  }
+  if (message->origin == core.origin) return;  // delivered locally when published
+  core.deliver(message->channel, std::make_shared<const std::string>(message->frame), message->seq);
+}
+
+void Hub::record_grant(cache::Redis& redis, const Grant& grant) {
+  auto& core = *impl_->core;
+  // A socket of this instance takes the grant directly; another instance finds it in Redis.
+  const auto dot = grant.socket_id.find('.');
+  if (dot != std::string::npos && std::string_view(grant.socket_id).substr(0, dot) == core.origin) {
+    std::uint64_t serial = 0;
+    try {
+      serial = std::stoull(grant.socket_id.substr(dot + 1));
+    } catch (const std::exception&) {
+      return;
+    }
+    if (auto s = core.find_session(serial)) {
+      auto ex = s->executor();
+      asio::dispatch(ex, [s, grant] { s->add_grant(grant); });
+    }
+    return;
+  }
+  try {
+    redis.command({"SET", core.options.grant_prefix + grant.socket_id + ":" + grant.channel, format_grant_record(grant),
+                   "EX", std::to_string(core.options.grant_ttl.count())});
+  } catch (const std::exception& e) {
+    log::warn("could not store a channel grant", {{"error", e.what()}});
+  }
+}
+
+void Hub::key_changed(const crypto::Sha256Digest& key_hash) {
+  auto core = impl_->core;
+  if (!core->tracks(key_hash) || !core->hooks.key_valid) return;
+  core->pool.submit([core, key_hash](db::Resources& r) {
+    try {
+      if (!core->hooks.key_valid(r, key_hash)) core->revoke(key_hash);
+    } catch (const std::exception& e) {
+      log::warn("could not check a key behind realtime subscriptions", {{"error", e.what()}});
+    }
+  });
+}
+
+void Hub::user_changed(UserId user) {
+  for (const auto& key : impl_->core->keys_of(user)) key_changed(key);
+}
+
+const std::string& Hub::origin() const { return impl_->core->origin; }
+
+HubStats Hub::stats() const {
+  const auto& core = *impl_->core;
+  return HubStats{.connections = core.session_count(),
+                  .subscriptions = core.subscription_count(),
+                  .delivered = core.delivered.load(),
+                  .fanout_dropped = core.fanout_dropped.load(),
+                  .publish_failed = core.publish_failed.load()};
+}
+
+}  // namespace mediagen::realtime

@@ -1,0 +1,106 @@
+#include "pusher_frames.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace mediagen::realtime {
+
+using nlohmann::json;
+
+namespace {
+
+std::string frame(std::string_view event, const json& data, std::string_view channel = {}) {
+  json f = {{"event", event}};
+  if (!channel.empty()) f["channel"] = channel;
+  // Protocol 7 carries data as a string of JSON.
+  f["data"] = data.dump();
+  return f.dump();
+}
+
+}  // namespace
+
+std::string connection_established_frame(std::string_view socket_id, std::int64_t activity_timeout_seconds) {
+  return frame("pusher:connection_established",
+               {{"socket_id", socket_id}, {"activity_timeout", activity_timeout_seconds}});
+}
+
+std::string error_frame(int code, std::string_view message) {
+  // pusher:error is the one server event whose data is an object, not a string (pusher-js reads
+  // data.code and data.message directly).
+  json f = {{"event", "pusher:error"}, {"data", {{"code", code}, {"message", message}}}};
+  return f.dump();
+}
+
+std::string subscription_succeeded_frame(std::string_view channel) {
+  return frame("pusher_internal:subscription_succeeded", json::object(), channel);
+}
+
+std::string subscription_error_frame(std::string_view channel, int status, std::string_view message) {
+  return frame("pusher:subscription_error", {{"type", "AuthError"}, {"error", message}, {"status", status}}, channel);
+}
+
+std::string ping_frame() { return R"({"event":"pusher:ping","data":"{}"})"; }
+std::string pong_frame() { return R"({"event":"pusher:pong","data":"{}"})"; }
+
+ParsedClientMessage parse_client_message(std::string_view text) {
+  ParsedClientMessage out;
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) return out;
+  if (!j.is_object()) {
+    out.error = ClientMessageError::not_object;
+    return out;
+  }
+  auto ev = j.find("event");
+  if (ev == j.end() || !ev->is_string()) {
+    out.error = ClientMessageError::no_event;
+    return out;
+  }
+  ClientMessage m;
+  m.event = ev->get<std::string>();
+  auto data = j.find("data");
+  json parsed_data;
+  const json* d = nullptr;
+  if (data != j.end()) {
+    if (data->is_string()) {
+      // Some clients send data as a string of JSON, as the server does.
+      parsed_data = json::parse(data->get_ref<const std::string&>(), nullptr, false);
+      if (!parsed_data.is_discarded()) d = &parsed_data;
+    } else {
+      d = &*data;
+    }
+  }
+  if (m.event == "pusher:subscribe" || m.event == "pusher:unsubscribe") {
+    if (d == nullptr || !d->is_object()) {
+      out.error = ClientMessageError::bad_data;
+      return out;
+    }
+    auto ch = d->find("channel");
+    if (ch == d->end() || !ch->is_string()) {
+      out.error = ClientMessageError::bad_data;
+      return out;
+    }
+    m.channel = ch->get<std::string>();
+    if (auto a = d->find("auth"); a != d->end()) {
+      if (!a->is_string()) {
+        out.error = ClientMessageError::bad_data;
+        return out;
+      }
+      m.auth = a->get<std::string>();
+    }
+  } else if (auto ch = j.find("channel"); ch != j.end() && ch->is_string()) {
+    m.channel = ch->get<std::string>();
+  }
+  out.message = std::move(m);
+  return out;
+}
+
+std::int64_t event_seq(std::string_view data) {
+  // Cheap pre-check: most events carry no seq.
+  if (data.find("\"seq\"") == std::string_view::npos) return 0;
+  json j = json::parse(data, nullptr, false);
+  if (!j.is_object()) return 0;
+  auto s = j.find("seq");
+  if (s == j.end() || !s->is_number_integer()) return 0;
+  return s->get<std::int64_t>();
+}
+
+}  // namespace mediagen::realtime

@@ -1,0 +1,403 @@
+#include "pusher_session.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/websocket/error.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <boost/beast/websocket/stream_base.hpp>
+
+#include "mediagen/core/log.hpp"
+#include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/realtime/channel_signer.hpp"
+#include "grant_record.hpp"
+#include "pusher_frames.hpp"
+
+namespace mediagen::realtime {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = boost::beast::websocket;
+
+namespace {
+
+std::int64_t wall_ms(TimePoint t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+std::string_view query_param(std::string_view query, std::string_view name) {
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    auto pair = query.substr(0, amp);
+    auto eq = pair.find('=');
+    if (pair.substr(0, eq) == name) return eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return {};
+}
+
+// Checks the target "/app/{key}?protocol=7&...": a refusal code and its message, or 0.
+std::pair<int, std::string> check_target(std::string_view target, std::string_view app_key) {
+  auto q = target.find('?');
+  std::string_view path = target.substr(0, q);
+  std::string_view query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
+  constexpr std::string_view kApp = "/app/";
+  if (path.substr(0, kApp.size()) != kApp || path.substr(kApp.size()) != app_key) {
+    return {error_code::app_not_found, "Application does not exist"};
+  }
+  // pusher-js sends protocol=7; versions 5 to 7 share the frames used here.
+  std::string_view protocol = query_param(query, "protocol");
+  if (!protocol.empty() && protocol != "5" && protocol != "6" && protocol != "7") {
+    return {error_code::unsupported_protocol, "Unsupported protocol version"};
+  }
+  return {0, {}};
+}
+
+}  // namespace
+
+PusherSession::PusherSession(std::shared_ptr<HubCore> hub, asio::ip::tcp::socket socket, std::uint64_t serial)
+    : hub_(std::move(hub)), ws_(std::move(socket)), serial_(serial) {}
+
+PusherSession::~PusherSession() = default;
+
+void PusherSession::start(Request request) {
+  websocket::stream_base::timeout timeouts{};
+  // The handshake and the closing handshake must finish in time; idleness is the Pusher
+  // protocol's business (activity_timeout, pusher:ping), checked by the hub's sweeper.
+  timeouts.handshake_timeout = std::chrono::seconds(10);
+  timeouts.idle_timeout = websocket::stream_base::none();
+  timeouts.keep_alive_pings = false;
+  ws_.set_option(timeouts);
+  // A frame over the cap fails the read, and Beast closes with 1009 (message too big).
+  ws_.read_message_max(hub_->options.max_message_bytes);
+  ws_.auto_fragment(false);
+  ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& res) {
+    res.set(beast::http::field::server, "mediagen");
+  }));
+
+  auto [refusal, message] = check_target(request.target(), hub_->app_key);
+  if (refusal == 0 && hub_->stopping.load()) {
+    refusal = error_code::reconnect;
+    message = "Server is shutting down";
+  }
+  request_ = std::make_unique<Request>(std::move(request));
+  ws_.async_accept(*request_, [self = shared_from_this(), refusal = refusal,
+                               message = std::move(message)](beast::error_code ec) mutable {
+    self->request_.reset();
+    if (ec) {
+      self->finish();
+      return;
+    }
+    self->on_accept(refusal, std::move(message));
+  });
+}
+
+void PusherSession::on_accept(int refusal, std::string refusal_message) {
+  if (refusal != 0) {
+    close_with(refusal, std::move(refusal_message));
+    return;
+  }
+  if (!hub_->add_session(serial_, shared_from_this())) {
+    close_with(error_code::over_capacity, "Over connection capacity");
+    return;
+  }
+  open_ = true;
+  last_seen_ms.store(steady_ms(), std::memory_order_relaxed);
+  send(connection_established_frame(hub_->socket_id(serial_), hub_->options.activity_timeout.count()));
+  do_read();
+}
+
+void PusherSession::do_read() {
+  ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    if (ec) {
+      // Closed by the peer, reset, a protocol violation or a frame over the cap (Beast has sent
+      // its close frame then): nothing more to say.
+      self->finish();
+      return;
+    }
+    self->on_message();
+    if (!self->finished_) self->do_read();
+  });
+}
+
+void PusherSession::on_message() {
+  last_seen_ms.store(steady_ms(), std::memory_order_relaxed);
+  ping_sent_ms.store(0, std::memory_order_relaxed);
+  if (close_after_) {
+    buffer_.consume(buffer_.size());
+    return;
+  }
+  if (!ws_.got_text()) {
+    buffer_.consume(buffer_.size());
+    send(error_frame(error_code::reconnect, "Binary frames are not part of the protocol"));
+    return;
+  }
+  const std::string text = beast::buffers_to_string(buffer_.data());
+  buffer_.consume(buffer_.size());
+  auto parsed = parse_client_message(text);
+  if (!parsed.message) {
+    send(error_frame(error_code::reconnect, parsed.error == ClientMessageError::bad_data
+                                                 ? "Invalid data for this event"
+                                                 : "Invalid message format"));
+    return;
+  }
+  handle(*parsed.message);
+}
+
+void PusherSession::handle(const ClientMessage& m) {
+  if (m.event == "pusher:ping") {
+    send(pong_frame());
+  } else if (m.event == "pusher:pong") {
+    // last_seen is already updated
+  } else if (m.event == "pusher:subscribe") {
+    subscribe(m);
+  } else if (m.event == "pusher:unsubscribe") {
+    unsubscribe(m.channel);
+  } else if (m.event.rfind("client-", 0) == 0) {
+    send(error_frame(error_code::client_event_rejected, "Client events are not enabled on this server"));
+  } else {
+    send(error_frame(error_code::reconnect, "Unknown event"));
+  }
+}
+
+PusherSession::Subscription* PusherSession::find(const std::string& channel) {
+  for (auto& s : subs_) {
+    if (s.channel == channel) return &s;
+  }
+  return nullptr;
+}
+
+void PusherSession::refuse_subscription(const std::string& channel, int status, int code, std::string_view message) {
+  send(subscription_error_frame(channel, status, message));
+  send(error_frame(code, message));
+}
+
+void PusherSession::subscribe(const ClientMessage& m) {
+  if (auto* existing = find(m.channel)) {
+    if (!existing->pending) send(subscription_succeeded_frame(m.channel));
+    return;
+  }
+  auto channel = m.channel.size() <= kMaxChannelName ? parse_channel(m.channel) : std::nullopt;
+  if (!channel) {
+    refuse_subscription(m.channel.substr(0, kMaxChannelName), 403, error_code::unauthorized,
+                        "Only the private channels of this server can be subscribed");
+    return;
+  }
+  if (subs_.size() >= hub_->options.max_subscriptions) {
+    refuse_subscription(m.channel, 429, error_code::subscription_limit, "Too many subscriptions on this connection");
+    return;
+  }
+  const std::string socket_id = hub_->socket_id(serial_);
+  if (m.auth.empty() || !hub_->signer.verify(socket_id, m.channel, m.auth)) {
+    refuse_subscription(m.channel, 401, error_code::unauthorized,
+                        m.auth.empty() ? "Auth is required to subscribe to a private channel"
+                                       : "Invalid signature for this socket and channel");
+    return;
+  }
+  std::optional<Grant> grant;
+  for (auto it = grants_.begin(); it != grants_.end(); ++it) {
+    if (it->channel == m.channel) {
+      grant = std::move(*it);
+      grants_.erase(it);
+      break;
+    }
+  }
+  // Registered before the snapshot is read, so no event falls between the two; events that
+  // arrive meanwhile are held and sent after it.
+  subs_.push_back(Subscription{.channel = m.channel});
+  hub_->add_subscriber(m.channel, shared_from_this());
+  if (grant && channel->kind != ChannelKind::order) {
+    complete_subscribe(m.channel, std::move(grant), std::nullopt);
+    return;
+  }
+  auto hub = hub_;
+  hub->pool.submit([hub, self = shared_from_this(), name = m.channel, ch = *channel, grant = std::move(grant),
+                    socket_id](db::Resources& r) mutable {
+    if (!grant) {
+      try {
+        auto reply = r.redis.command({"GET", hub->options.grant_prefix + socket_id + ":" + name});
+        if (!reply.is_nil()) grant = parse_grant_record(socket_id, name, reply.str);
+      } catch (const std::exception& e) {
+        // Without Redis the subscription still stands on its signature; only the key's later
+        // revocation cannot reach it.
+        log::warn("could not read a channel grant", {{"error", e.what()}});
+      }
+    }
+    std::optional<Event> snapshot;
+    if (hub->hooks.snapshot) {
+      try {
+        snapshot = hub->hooks.snapshot(r, ch);
+      } catch (const std::exception& e) {
+        log::warn("could not read a channel snapshot", {{"channel", name}, {"error", e.what()}});
+      }
+    }
+    auto ex = self->executor();
+    asio::post(ex, [self = std::move(self), name = std::move(name), grant = std::move(grant),
+                    snapshot = std::move(snapshot)]() mutable {
+      self->complete_subscribe(name, std::move(grant), std::move(snapshot));
+    });
+  });
+}
+
+void PusherSession::complete_subscribe(const std::string& channel, std::optional<Grant> grant,
+                                       std::optional<Event> snapshot) {
+  if (finished_) return;
+  auto* sub = find(channel);
+  if (sub == nullptr || !sub->pending) return;  // unsubscribed meanwhile
+  sub->pending = false;
+  if (grant) {
+    sub->key = grant->key_hash;
+    sub->expires_at = grant->expires_at;
+    hub_->track_key(grant->key_hash, grant->user);
+    recompute_expiry();
+  }
+  auto held = std::move(sub->held);
+  send(subscription_succeeded_frame(channel));
+  std::int64_t seen = 0;
+  if (snapshot) {
+    seen = event_seq(snapshot->data);
+    send(wire_frame(*snapshot));
+  }
+  // Events already reflected in the snapshot are not repeated.
+  for (auto& [frame, seq] : held) {
+    if (seq == 0 || seq > seen) send(std::move(frame));
+  }
+}
+
+void PusherSession::unsubscribe(const std::string& channel) {
+  auto it = std::find_if(subs_.begin(), subs_.end(), [&](const Subscription& s) { return s.channel == channel; });
+  if (it == subs_.end()) return;
+  if (it->key) hub_->untrack_key(*it->key);
+  subs_.erase(it);
+  hub_->remove_subscriber(channel, this);
+  recompute_expiry();
+}
+
+void PusherSession::recompute_expiry() {
+  std::int64_t earliest = std::numeric_limits<std::int64_t>::max();
+  for (const auto& s : subs_) {
+    if (s.expires_at) earliest = std::min(earliest, wall_ms(*s.expires_at));
+  }
+  expires_wall_ms.store(earliest, std::memory_order_relaxed);
+}
+
+void PusherSession::deliver(const std::string& channel, const Frame& frame, std::int64_t seq) {
+  if (finished_ || close_after_) return;
+  auto* sub = find(channel);
+  if (sub == nullptr) return;
+  if (sub->pending) {
+    if (sub->held.size() < 64) sub->held.emplace_back(frame, seq);
+    return;
+  }
+  send(frame);
+}
+
+void PusherSession::add_grant(Grant grant) {
+  if (finished_) return;
+  // Bounded: a client that asks for grants it never uses cannot grow the socket.
+  if (grants_.size() >= hub_->options.max_subscriptions) grants_.erase(grants_.begin());
+  grants_.push_back(std::move(grant));
+}
+
+void PusherSession::revoke(const crypto::Sha256Digest& key) {
+  if (finished_) return;
+  for (const auto& s : subs_) {
+    if (s.key && *s.key == key) {
+      close_with(error_code::unauthorized, "The key that authorized a subscription is no longer valid");
+      return;
+    }
+  }
+}
+
+void PusherSession::check(std::int64_t now_ms, std::int64_t now_wall_ms) {
+  if (finished_ || close_after_ || !open_) return;
+  if (expires_wall_ms.load(std::memory_order_relaxed) <= now_wall_ms) {
+    close_with(error_code::unauthorized, "The key that authorized a subscription has expired");
+    return;
+  }
+  const auto pinged = ping_sent_ms.load(std::memory_order_relaxed);
+  if (pinged != 0) {
+    if (now_ms - pinged >= hub_->options.pong_timeout.count() * 1000) {
+      close_with(error_code::pong_not_received, "Pong reply not received");
+    }
+    return;
+  }
+  if (now_ms - last_seen_ms.load(std::memory_order_relaxed) >= hub_->options.activity_timeout.count() * 1000) {
+    ping_sent_ms.store(now_ms, std::memory_order_relaxed);
+    send(ping_frame());
+  }
+}
+
+void PusherSession::close_with(int code, std::string message) {
+  if (finished_ || close_after_) return;
+  send(error_frame(code, message));
+  close_after_ = std::make_pair(code, std::move(message));
+  if (!writing_) do_write();
+}
+
+void PusherSession::send(Frame frame) {
+  if (finished_) return;
+  if (queue_.size() >= hub_->options.max_queued_frames) {
+    // A consumer this far behind would only grow the queue: drop it, it reconnects later.
+    beast::error_code ignored;
+    beast::get_lowest_layer(ws_).close(ignored);
+    finish();
+    return;
+  }
+  hub_->delivered.fetch_add(1, std::memory_order_relaxed);
+  queue_.push_back(std::move(frame));
+  if (!writing_) do_write();
+}
+
+void PusherSession::do_write() {
+  if (finished_) return;
+  if (queue_.empty()) {
+    if (close_after_ && !close_sent_) {
+      close_sent_ = true;
+      websocket::close_reason reason(static_cast<std::uint16_t>(close_after_->first));
+      reason.reason = close_after_->second.substr(0, 120);  // a close frame's payload is at most 125 bytes
+      writing_ = true;
+      ws_.async_close(reason, [self = shared_from_this()](beast::error_code) {
+        self->writing_ = false;
+        self->finish();
+      });
+    }
+    return;
+  }
+  writing_ = true;
+  ws_.text(true);
+  ws_.async_write(asio::buffer(*queue_.front()), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    self->writing_ = false;
+    if (ec) {
+      self->finish();
+      return;
+    }
+    if (!self->queue_.empty()) self->queue_.erase(self->queue_.begin());
+    self->do_write();
+  });
+}
+
+void PusherSession::finish() {
+  if (finished_) return;
+  finished_ = true;
+  for (const auto& s : subs_) {
+    if (s.key) hub_->untrack_key(*s.key);
+    hub_->remove_subscriber(s.channel, this);
+  }
+  subs_.clear();
+  grants_.clear();
+  if (open_) hub_->remove_session(serial_);
+  // Pending operations complete with errors and release their references to this socket.
+  beast::error_code ignored;
+  beast::get_lowest_layer(ws_).cancel(ignored);
+  if (!writing_) {
+    beast::get_lowest_layer(ws_).shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    beast::get_lowest_layer(ws_).close(ignored);
+  }
+}
+
+}  // namespace mediagen::realtime

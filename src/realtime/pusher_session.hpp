@@ -1,0 +1,92 @@
+#pragma once
+// One Pusher protocol 7 socket. Everything but the atomics is touched on the socket's executor
+// only; others reach it through post/dispatch. Outbound frames go through one queue with exactly
+// one write in flight.
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/websocket/stream.hpp>
+
+#include "hub_core.hpp"
+#include "mediagen/realtime/channel.hpp"
+#include "mediagen/realtime/grant.hpp"
+
+namespace mediagen::realtime {
+
+struct ClientMessage;
+
+class PusherSession : public std::enable_shared_from_this<PusherSession> {
+ public:
+  using Request = boost::beast::http::request<boost::beast::http::string_body>;
+
+  PusherSession(std::shared_ptr<HubCore> hub, boost::asio::ip::tcp::socket socket, std::uint64_t serial);
+  ~PusherSession();
+
+  void start(Request request);
+  boost::asio::any_io_executor executor() { return ws_.get_executor(); }
+
+  // On the executor:
+  void deliver(const std::string& channel, const Frame& frame, std::int64_t seq);
+  void add_grant(Grant grant);
+  void revoke(const crypto::Sha256Digest& key);
+  void close_with(int code, std::string message);
+  // The sweeper's look at a socket: pings a silent one, closes one that did not answer or whose
+  // key expired.
+  void check(std::int64_t now_ms, std::int64_t now_wall_ms);
+
+  // Read by the sweeper without the executor.
+  std::atomic<std::int64_t> last_seen_ms{0};
+  std::atomic<std::int64_t> ping_sent_ms{0};
+  std::atomic<std::int64_t> expires_wall_ms{std::numeric_limits<std::int64_t>::max()};
+
+ private:
+  struct Subscription {
+    std::string channel;
+    bool pending = true;  // signature checked, key and snapshot being looked up
+    std::vector<std::pair<Frame, std::int64_t>> held;  // events that arrived while pending
+    std::optional<crypto::Sha256Digest> key;
+    std::optional<TimePoint> expires_at;
+  };
+
+  void on_accept(int refusal, std::string refusal_message);
+  void do_read();
+  void on_message();
+  void handle(const ClientMessage& m);
+  void subscribe(const ClientMessage& m);
+  void complete_subscribe(const std::string& channel, std::optional<Grant> grant, std::optional<Event> snapshot);
+  void unsubscribe(const std::string& channel);
+  void refuse_subscription(const std::string& channel, int status, int code, std::string_view message);
+  Subscription* find(const std::string& channel);
+  void recompute_expiry();
+
+  void send(Frame frame);
+  void send(std::string text) { send(std::make_shared<const std::string>(std::move(text))); }
+  void do_write();
+  void finish();
+
+  std::shared_ptr<HubCore> hub_;
+  boost::beast::websocket::stream<boost::asio::ip::tcp::socket> ws_;
+  boost::beast::flat_buffer buffer_;
+  std::unique_ptr<Request> request_;  // only during the handshake
+  std::uint64_t serial_;
+  std::vector<Frame> queue_;  // queue_[0] is in flight while writing_
+  std::vector<Subscription> subs_;
+  std::vector<Grant> grants_;  // granted on this instance, waiting for their subscribe
+  std::optional<std::pair<int, std::string>> close_after_;  // close once the queue drains
+  bool writing_ = false;
+  bool open_ = false;       // handshake done and registered
+  bool finished_ = false;
+  bool close_sent_ = false;
+};
+
+}  // namespace mediagen::realtime

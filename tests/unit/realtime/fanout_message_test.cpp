@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include "mediagen/realtime/event.hpp"
+#include "realtime/fanout_message.hpp"
+#include "realtime/grant_record.hpp"
+
+namespace mediagen::realtime {
+namespace {
+
+const std::string kOrder = "private-order.task.0b7c2a53-2f7e-4b0e-9a51-5e7f6f0f4c11";
+
+TEST(FanoutMessage, RoundTripsAnEventFrame) {
+  const std::string frame = wire_frame({.channel = kOrder, .name = "order.updated", .data = R"({"seq":3})"});
+  const std::string payload = format_fanout("123", frame);  // the message views into it
+  auto m = parse_fanout(payload);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->origin, "123");
+  EXPECT_EQ(m->channel, kOrder);
+  EXPECT_EQ(m->frame, frame);
+  EXPECT_EQ(m->seq, 3);
+}
+
+TEST(FanoutMessage, DropsWhatIsNotAnEventOfOurChannels) {
+  const auto ok = [](const std::string& frame) { return parse_fanout("9 " + frame).has_value(); };
+  EXPECT_FALSE(parse_fanout(""));
+  EXPECT_FALSE(parse_fanout("garbage"));
+  EXPECT_FALSE(parse_fanout(" {}"));
+  EXPECT_FALSE(ok("not json"));
+  EXPECT_FALSE(ok("[]"));
+  EXPECT_FALSE(ok(R"({"event":"order.updated","data":"{}"})"));
+  EXPECT_FALSE(ok(R"({"event":"order.updated","channel":"public","data":"{}"})"));
+  EXPECT_FALSE(ok(R"({"event":"order.updated","channel":")" + kOrder + R"(","data":{}})"));
+  EXPECT_FALSE(ok(R"({"event":"pusher:error","channel":")" + kOrder + R"(","data":"{}"})"));
+  EXPECT_FALSE(ok(R"({"event":"pusher_internal:subscription_succeeded","channel":")" + kOrder + R"(","data":"{}"})"));
+  EXPECT_FALSE(ok(R"({"event":"client-x","channel":")" + kOrder + R"(","data":"{}"})"));
+  EXPECT_TRUE(ok(R"({"event":"order.updated","channel":")" + kOrder + R"(","data":"{}"})"));
+  EXPECT_TRUE(ok(R"({"event":"ready","channel":"private-chunks.preview.5","data":"{}"})"));
+}
+
+TEST(GrantRecord, RoundTrips) {
+  Grant g{.socket_id = "1.2", .channel = "private-chunks.preview.5", .key_id = ApiKeyId{7}, .user = UserId{5}};
+  for (std::size_t i = 0; i < g.key_hash.size(); ++i) g.key_hash[i] = static_cast<std::uint8_t>(i * 7);
+  g.expires_at = TimePoint(std::chrono::milliseconds(1'800'000'000'123));
+  auto back = parse_grant_record("1.2", "private-chunks.preview.5", format_grant_record(g));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->key_id, g.key_id);
+  EXPECT_EQ(back->user, g.user);
+  EXPECT_EQ(back->key_hash, g.key_hash);
+  EXPECT_EQ(back->expires_at, g.expires_at);
+  g.expires_at.reset();
+  back = parse_grant_record("1.2", "c", format_grant_record(g));
+  ASSERT_TRUE(back);
+  EXPECT_FALSE(back->expires_at);
+}
+
+TEST(GrantRecord, RefusesDamagedRecords) {
+  EXPECT_FALSE(parse_grant_record("1.2", "c", ""));
+  EXPECT_FALSE(parse_grant_record("1.2", "c", "7 5"));
+  EXPECT_FALSE(parse_grant_record("1.2", "c", "7 5 zz 0"));
+  EXPECT_FALSE(parse_grant_record("1.2", "c", "7 5 " + std::string(64, 'g') + " 0"));
+  EXPECT_FALSE(parse_grant_record("1.2", "c", "7 5 " + std::string(64, 'a') + " 0 trailing"));
+  EXPECT_TRUE(parse_grant_record("1.2", "c", "7 5 " + std::string(64, 'a') + " 0"));
+}
+
+}  // namespace
+}  // namespace mediagen::realtime
