@@ -4,12 +4,16 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <sys/resource.h>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "invalidation.hpp"
 #include "mediagen/account/routes.hpp"
 #include "mediagen/auth/key_cache.hpp"
+#include "mediagen/auth/keys.hpp"
 #include "mediagen/auth/routes.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
 #include "mediagen/cache/subscriber.hpp"
@@ -21,10 +25,15 @@
 #include "mediagen/http/server.hpp"
 #include "mediagen/core/crypto.hpp"
 #include "mediagen/engines/espeak_engine.hpp"
+#include "mediagen/orders/order_events.hpp"
 #include "mediagen/orders/order_files.hpp"
 #include "mediagen/orders/routes.hpp"
+#include "mediagen/realtime/auth_routes.hpp"
+#include "mediagen/realtime/channel_signer.hpp"
+#include "mediagen/realtime/hub.hpp"
 #include "mediagen/storage/local_store.hpp"
 #include "mediagen/storage/routes.hpp"
+#include "mediagen/workers/chunk_queue.hpp"
 #include "mediagen/workers/content_check.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "mediagen/workers/worker_pool.hpp"
@@ -54,6 +63,42 @@ void add_open_routes(http::Router& router) {
   });
 }
 
+// Every socket is a descriptor: take the whole hard limit the operator allows.
+void raise_file_limit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
+// Instances must agree on the channel secret: a socket authorized through one instance may
+// subscribe on another. Without its own secret it is derived from MEDIAGEN_SECRET.
+std::string pusher_secret(const Config& config) {
+  if (!config.pusher_secret.empty()) return config.pusher_secret;
+  if (!config.secret.empty()) return crypto::hmac_sha256_hex(config.secret, "mediagen realtime channels");
+  log::warn("neither MEDIAGEN_PUSHER_SECRET nor MEDIAGEN_SECRET is set: channel signatures hold for this process only");
+  return crypto::to_hex(crypto::sha256(crypto::random_bytes(32)));
+}
+
+void add_realtime_gauges(http::Metrics& metrics, const realtime::Hub& hub) {
+  metrics.add_gauge_source([&hub](std::string& out) {
+    const auto st = hub.stats();
+    out += "# HELP mediagen_ws_connections Open realtime sockets.\n# TYPE mediagen_ws_connections gauge\n"
+           "mediagen_ws_connections " + std::to_string(st.connections) + "\n";
+    out += "# HELP mediagen_ws_subscriptions Channel subscriptions on this instance.\n"
+           "# TYPE mediagen_ws_subscriptions gauge\nmediagen_ws_subscriptions " + std::to_string(st.subscriptions) + "\n";
+    out += "# HELP mediagen_ws_frames_total Frames queued to realtime sockets.\n"
+           "# TYPE mediagen_ws_frames_total counter\nmediagen_ws_frames_total " + std::to_string(st.delivered) + "\n";
+    out += "# HELP mediagen_realtime_fanout_dropped_total Malformed messages dropped from the fan-out channel.\n"
+           "# TYPE mediagen_realtime_fanout_dropped_total counter\nmediagen_realtime_fanout_dropped_total " +
+           std::to_string(st.fanout_dropped) + "\n";
+    out += "# HELP mediagen_realtime_publish_failed_total Events that could not be sent to other instances.\n"
+           "# TYPE mediagen_realtime_publish_failed_total counter\nmediagen_realtime_publish_failed_total " +
+           std::to_string(st.publish_failed) + "\n";
+  });
+}
+
 }  // namespace
 
 int migrate(const Config& config) {
@@ -69,6 +114,7 @@ int migrate(const Config& config) {
 }
 
 int serve(const Config& config, bool run_migrations) {
+  raise_file_limit();
   SystemClock clock;
   InfraCounters counters;
   if (run_migrations) {
@@ -90,6 +136,33 @@ int serve(const Config& config, bool run_migrations) {
                            .prefix = config.redis_prefix});
   auth::KeyCache keys(Seconds{config.key_cache_ttl_seconds}, clock);
 
+  asio::io_context ioc(config.io_threads);
+  const realtime::ChannelSigner channel_signer(config.pusher_key, pusher_secret(config));
+  realtime::Hub hub(
+      ioc,
+      {.activity_timeout = std::chrono::seconds(config.ws_activity_timeout_seconds),
+       .pong_timeout = std::chrono::seconds(config.ws_pong_timeout_seconds),
+       .max_connections = config.ws_max_connections,
+       .max_message_bytes = config.ws_max_message_bytes,
+       .max_subscriptions = config.ws_max_subscriptions,
+       .fanout_channel = config.redis_prefix + "realtime",
+       .grant_prefix = config.redis_prefix + "rt:grant:",
+       .single_threaded = config.io_threads == 1},
+      config.pusher_key, channel_signer, pool,
+      {.snapshot = [](db::Resources& r, const realtime::Channel& channel) -> std::optional<realtime::Event> {
+         if (channel.kind != realtime::ChannelKind::order) return std::nullopt;
+         return orders::order_snapshot(r.db, channel.order_id);
+       },
+       .key_valid =
+           [&clock](db::Resources& r, const crypto::Sha256Digest& digest) {
+             auto key = auth::find_key_by_hash(r.db, digest);
+             return key && !key->key_disabled && !key->user_blocked && (!key->expires_at || *key->expires_at > clock.now());
+           }},
+      redis_options, clock);
+  const std::string realtime_channel = config.redis_prefix + "realtime";
+  // Status changes become order channel events once their transaction committed.
+  orders::OrderEventPublisher order_events(config.database_url, hub, counters);
+
   // Bans and key invalidations reach every instance through Redis; after a reconnect the
   // bans are reloaded and the key cache emptied, since messages may have been missed.
   const std::string invalidations = invalidation_channel(config.redis_prefix);
@@ -98,9 +171,11 @@ int serve(const Config& config, bool run_migrations) {
   std::function<void()> wake_workers;
   bool first_connect = true;
   cache::Subscriber subscriber(
-      subscriber_options, {ladder.channel(), invalidations, queue_channel},
+      subscriber_options, {ladder.channel(), invalidations, queue_channel, realtime_channel},
       [&](std::string_view channel, std::string_view payload) {
-        if (channel == queue_channel) {
+        if (channel == realtime_channel) {
+          hub.on_fanout(payload);
+        } else if (channel == queue_channel) {
           if (wake_workers) wake_workers();
         } else if (channel == ladder.channel()) {
           if (auto event = cache::BanLadder::parse_event(payload)) {
@@ -108,8 +183,13 @@ int serve(const Config& config, bool run_migrations) {
             bans.put(event->first, event->second);
           }
         } else if (auto what = parse_invalidation(payload)) {
-          if (const auto* d = std::get_if<crypto::Sha256Digest>(&*what)) keys.invalidate_key(*d);
-          else keys.invalidate_user(std::get<UserId>(*what));
+          if (const auto* d = std::get_if<crypto::Sha256Digest>(&*what)) {
+            keys.invalidate_key(*d);
+            hub.key_changed(*d);
+          } else {
+            keys.invalidate_user(std::get<UserId>(*what));
+            hub.user_changed(std::get<UserId>(*what));
+          }
         } else {
           log::warn("dropped a malformed fan-out message", {{"channel", channel}});
         }
@@ -135,10 +215,14 @@ int serve(const Config& config, bool run_migrations) {
   voices::register_routes(router, pool);
   orders::register_preview_routes(
       router, pool,
-      {.redis_prefix = config.redis_prefix, .on_ready = [](UserId user, std::string_view preview_id) {
-         // The realtime `ready` event on private-chunks.preview.{userId} is published here.
-         log::debug("preview ready", {{"user", user.value}, {"preview_id", preview_id}});
+      {.redis_prefix = config.redis_prefix, .on_ready = [&hub](UserId user, std::string_view preview_id) {
+         nlohmann::json data = {{"preview_id", preview_id}, {"status", "ready"}};
+         hub.publish({.channel = realtime::preview_channel(user), .name = "ready", .data = data.dump()});
        }});
+  realtime::register_auth_routes(router, pool,
+                                 {.signer = channel_signer, .on_granted = [&hub](db::Resources& r, const realtime::Grant& g) {
+                                    hub.record_grant(r.redis, g);
+                                  }});
 
   orders::register_order_read_routes(router, pool);
   const workers::ContentRules content_rules{.policy_terms = config.content_policy, .fail_marker = config.engine_fail_marker};
@@ -158,7 +242,10 @@ int serve(const Config& config, bool run_migrations) {
                // Other instances still find the work on their next periodic wake-up.
                log::warn("could not announce queued work", {{"error", e.what()}});
              }
-           }});
+           },
+       .on_changed = [&order_events](std::vector<orders::OrderChange> changes) {
+         order_events.changed(std::move(changes));
+       }});
 
   // Result files: the local object store and signed links. Without a configured secret, links
   // are signed with one made up for this process (they then die with it).
@@ -190,7 +277,15 @@ int serve(const Config& config, bool run_migrations) {
        .retention = std::chrono::seconds(config.retention_seconds),
        .compensate_after = std::chrono::seconds(config.compensate_after_seconds),
        .content = content_rules,
-       .engine_delay = std::chrono::milliseconds(config.engine_delay_ms)},
+       .engine_delay = std::chrono::milliseconds(config.engine_delay_ms),
+       .on_change =
+           [&order_events](const workers::StatusChange& change) {
+             order_events.changed(orders::OrderChange{
+                 .subject = change.subject == workers::StatusChange::Subject::order ? orders::OrderChange::Subject::order
+                                                                                    : orders::OrderChange::Subject::item,
+                 .id = change.id,
+                 .order_id = change.order_id});
+           }},
       speech, store, config.database_url, counters);
 
   http::Metrics metrics(counters);
@@ -214,18 +309,20 @@ int serve(const Config& config, bool run_migrations) {
                            .redis_prefix = config.redis_prefix});
   OpsHandler ops(metrics, pool);
 
-  asio::io_context ioc(config.io_threads);
+  add_realtime_gauges(metrics, hub);
   const http::ServerOptions limits{.listen = config.listen,
                                    .max_connections = config.max_connections,
                                    .header_limit_bytes = config.header_limit_bytes,
                                    .read_timeout_seconds = config.read_timeout_seconds,
                                    .idle_timeout_seconds = config.idle_timeout_seconds,
-                                   .single_threaded = config.io_threads == 1};
+                                   .single_threaded = config.io_threads == 1,
+                                   .upgrade = &hub.upgrade_handler()};
   // Installed before anything announces readiness: a SIGTERM from then on always drains.
   asio::signal_set signals(ioc, SIGTERM, SIGINT);
   http::Server public_server(ioc, limits, pipeline, metrics);
   http::ServerOptions admin_limits = limits;
   admin_limits.listen = config.admin_listen;
+  admin_limits.upgrade = nullptr;
   admin_limits.max_connections = 256;
   http::Server admin_server(ioc, admin_limits, ops, metrics);
   public_server.start();
@@ -245,12 +342,13 @@ int serve(const Config& config, bool run_migrations) {
     worker_drain = std::thread([&workers] { workers.stop(); });
     public_server.shutdown();
     admin_server.shutdown();
+    hub.shutdown();
     asio::co_spawn(
         ioc,
         [&]() -> asio::awaitable<void> {
           const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(config.shutdown_grace_seconds);
           asio::steady_timer timer(ioc);
-          while ((public_server.connections() > 0 || admin_server.connections() > 0) &&
+          while ((public_server.connections() > 0 || admin_server.connections() > 0 || hub.stats().connections > 0) &&
                  std::chrono::steady_clock::now() < deadline) {
             timer.expires_after(std::chrono::milliseconds(20));
             co_await timer.async_wait(asio::use_awaitable);
@@ -260,6 +358,8 @@ int serve(const Config& config, bool run_migrations) {
         asio::detached);
   });
 
+  hub.start();
+  order_events.start();
   if (config.workers > 0) {
     workers.start();
     wake_workers = [&workers] { workers.wake(); };
@@ -273,7 +373,9 @@ int serve(const Config& config, bool run_migrations) {
   if (worker_drain.joinable()) worker_drain.join();
   workers.stop();
 
+  order_events.stop();
   subscriber.stop();
+  hub.stop();
   pool.stop();
   log::info("stopped");
   return 0;

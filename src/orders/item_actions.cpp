@@ -207,6 +207,15 @@ std::string render_item(db::Db& db, pqxx::work& tx, const std::string& order_id,
   return item_json(find_item(*order, item_id), tz);
 }
 
+// New records are pending; the order is named too, with the items before it.
+std::vector<OrderChange> queued(const std::vector<std::string>& item_ids, const std::string& order_id) {
+  std::vector<OrderChange> out;
+  out.reserve(item_ids.size() + 1);
+  for (const auto& id : item_ids) out.push_back({.subject = OrderChange::Subject::item, .id = id, .order_id = order_id});
+  out.push_back({.subject = OrderChange::Subject::order, .id = order_id, .order_id = order_id});
+  return out;
+}
+
 }  // namespace
 
 Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
@@ -247,7 +256,10 @@ Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller&
               static_cast<std::int64_t>(fields.raw_length), base_tokens + surcharge, row.base.quota_tokens,
               row.base.minor, surcharge, paid.quota_tokens, paid.minor, iid);
       db.exec(tx, kHandOver, iid);
-      OperationReply answer{.status = 201, .message = "orders.item_queued", .data_json = render_item(db, tx, oid, new_id, caller.tz)};
+      OperationReply answer{.status = 201,
+                            .message = "orders.item_queued",
+                            .data_json = render_item(db, tx, oid, new_id, caller.tz),
+                            .changes = queued({new_id}, oid)};
       if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
       return answer;
     });
@@ -295,7 +307,8 @@ Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std:
       return OperationReply{.status = 201,
                             .message = "orders.items_queued",
                             .data_json = "{\"order_id\":\"" + oid + "\",\"queued\":" + std::to_string(created.size()) +
-                                         ",\"items\":" + items_json(items, caller.tz) + "}"};
+                                         ",\"items\":" + items_json(items, caller.tz) + "}",
+                            .changes = queued(created, oid)};
     });
   } catch (const Refused& r) {
     return r.error;
@@ -333,7 +346,10 @@ Result<OperationReply> regenerate_item(db::Db& db, cache::Redis& redis, const Ca
               static_cast<std::int64_t>(fields.length), static_cast<std::int64_t>(fields.billable_length),
               static_cast<std::int64_t>(fields.raw_length), tokens, std::int64_t{0}, std::int64_t{0}, tokens,
               paid.quota_tokens, paid.minor, iid);
-      return OperationReply{.status = 201, .message = "orders.item_queued", .data_json = render_item(db, tx, oid, new_id, caller.tz)};
+      return OperationReply{.status = 201,
+                            .message = "orders.item_queued",
+                            .data_json = render_item(db, tx, oid, new_id, caller.tz),
+                            .changes = queued({new_id}, oid)};
     });
     key_tokens.keep();
     return reply;

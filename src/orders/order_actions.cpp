@@ -24,7 +24,8 @@ const db::Statement kLockOrder{
 const db::Statement kStopItems{
     "orders_stop_items",
     "UPDATE order_items SET status = 'failed', failure_reason = 'order_cancelled', lease_token = NULL,"
-    " locked_until = NULL, updated_at = now() WHERE order_id = $1 AND status IN ('pending', 'processing')"};
+    " locked_until = NULL, updated_at = now() WHERE order_id = $1 AND status IN ('pending', 'processing')"
+    " RETURNING id::text"};
 const db::Statement kCancel{
     "orders_cancel",
     "UPDATE orders SET status = 'cancelled', terminal_at = now(), updated_at = now() WHERE id = $1"};
@@ -53,8 +54,10 @@ Result<OperationReply> render(db::Db& db, const Caller& caller, std::string_view
 Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::string_view order_id) {
   if (!is_uuid(order_id)) return ApiError::not_found();
   const std::string id(order_id);
+  std::vector<OrderChange> changes;
   try {
     db::transact(db, [&](pqxx::work& tx) {
+      changes.clear();  // a transaction that is run again starts over
       lock_live_items(db, tx, id);
       const auto rows = db.exec(tx, kLockOrder, id);
       if (rows.empty() || rows[0][0].as<std::int64_t>() != caller.principal.user_id.value) {
@@ -66,7 +69,9 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::strin
         throw Refused{not_cancellable()};
       }
       if (rows[0][2].as<bool>()) throw Refused{ApiError::refusal(409, Reason::stitch_in_progress)};
-      db.exec(tx, kStopItems, id);
+      for (const auto& row : db.exec(tx, kStopItems, id)) {
+        changes.push_back({.subject = OrderChange::Subject::item, .id = row[0].as<std::string>(), .order_id = id});
+      }
       release_order(db, tx,
                     {caller.principal.user_id, id, AssetId{rows[0][3].as<std::int64_t>()},
                      AssetId{rows[0][4].as<std::int64_t>()}});
@@ -75,7 +80,11 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::strin
   } catch (const Refused& r) {
     return r.error;
   }
-  return render(db, caller, id);
+  // The order last: a client that stops listening at a terminal status has seen its items' events.
+  changes.push_back({.subject = OrderChange::Subject::order, .id = id, .order_id = id});
+  auto reply = render(db, caller, id);
+  if (reply) reply->changes = std::move(changes);
+  return reply;
 }
 
 Result<OperationReply> retry_order(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,

@@ -32,15 +32,7 @@ void write_order(JsonWriter& out, const Order& order, const TimeZone& tz, WithIt
   out.field("tokens_from_quota", order.tokens_from_quota);
   out.field("tokens_from_payg", order.tokens_from_payg);
   out.key("result");
-  if (order.result_files.empty() && order.result_service_files.empty()) {
-    out.null();
-  } else {
-    out.begin_object();
-    out.field("files", order.result_files);
-    out.field("service_files", order.result_service_files);
-    out.field("duration_ms", order.result_duration_ms);
-    out.end_object();
-  }
+  write_order_result(out, order);
   optional_text(out, "retry_of", order.retry_of);
   out.field("created_at", std::string_view(tz.format(order.created_at)));
   out.field("updated_at", std::string_view(tz.format(order.updated_at)));
@@ -50,6 +42,18 @@ void write_order(JsonWriter& out, const Order& order, const TimeZone& tz, WithIt
     out.end_array();
   }
   out.end_object();
+}
+
+void write_order_result(JsonWriter& out, const Order& order) {
+  if (order.result_files.empty() && order.result_service_files.empty()) {
+    out.null();
+  } else {
+    out.begin_object();
+    out.field("files", order.result_files);
+    out.field("service_files", order.result_service_files);
+    out.field("duration_ms", order.result_duration_ms);
+    out.end_object();
+  }
 }
 
 void write_item(JsonWriter& out, const Item& item, const TimeZone& tz) {

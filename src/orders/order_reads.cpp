@@ -9,28 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "item_rules.hpp"
+#include "order_rows.hpp"
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::orders {
 namespace {
-
-#define MG_MICROS(column) "(extract(epoch from " column ") * 1000000)::bigint"
-
-// A stitch is due or running while stitch_until is set (the stitcher's lease), and a crashed
-// stitcher's order still waits for one: both block retries like a running stitch.
-#define MG_ORDER_COLUMNS                                                                              \
-  "id::text, user_id, task_type, status, service_key, template_id::text, config_override::text,"      \
-  " generation_mode, price_units, tokens_from_quota, tokens_from_payg, result_files::text,"           \
-  " result_service_files::text, result_duration_ms, retry_of::text,"                                 \
-  " (stitch_token IS NOT NULL OR stitch_until IS NOT NULL), files_removed_at IS NOT NULL, "           \
-  MG_MICROS("created_at") ", " MG_MICROS("updated_at")
-
-#define MG_ITEM_COLUMNS                                                                                  \
-  "id::text, order_id::text, item_type, chunk_index, paragraph_index, parent_item_id::text,"            \
-  " attempt_number, status, failure_reason, text IS NULL, original_text_length, current_text_length,"   \
-  " price_units, consumed_units, remaining_locked, result_path, result_size, duration_ms, "             \
-  MG_MICROS("created_at") ", " MG_MICROS("updated_at")
 
 const db::Statement kOrder{"orders_read_one", "SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid"};
 
@@ -42,8 +26,6 @@ const db::Statement kOwnOrderWithItems{
     "SELECT o.*, i.* FROM (SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid AND user_id = $2) o"
     " LEFT JOIN LATERAL (SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE order_id = $1::uuid) i ON true"
     " ORDER BY 23, 38, 26, 20"};
-constexpr pqxx::row::size_type kOrderColumns = 19;
-constexpr pqxx::row::size_type kItemColumns = 20;
 
 // The order_items_order index serves this scan and its order.
 const db::Statement kItems{"orders_read_items",
@@ -100,6 +82,10 @@ E known(std::optional<E> value, const char* what) {
   return *value;
 }
 
+std::size_t size_of(const pqxx::field& f) { return static_cast<std::size_t>(f.as<std::int64_t>()); }
+
+}  // namespace
+
 Order order_from_row(const pqxx::row& r) {
   Order o;
   o.id = r[0].as<std::string>();
@@ -148,10 +134,6 @@ Item item_from_row(const pqxx::row& r) {
   i.updated_at = from_micros(r[19]);
   return i;
 }
-
-std::size_t size_of(const pqxx::field& f) { return static_cast<std::size_t>(f.as<std::int64_t>()); }
-
-}  // namespace
 
 std::vector<Item> load_items(db::Db& db, pqxx::transaction_base& tx, std::string_view order_id) {
   std::vector<Item> out;

@@ -65,6 +65,7 @@ asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, O
     auto result = op(r.db, r.redis, caller);
     if (!result) return result.error();
     if (result->status == 201 && !result->replayed && s.options.on_queued) s.options.on_queued(r.redis);
+    if (!result->changes.empty() && s.options.on_changed) s.options.on_changed(std::move(result->changes));
     return to_reply(*result);
   };
   Result<http::Reply> reply = co_await s.pool.run(std::move(job));

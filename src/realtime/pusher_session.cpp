@@ -138,6 +138,9 @@ void PusherSession::on_message() {
   }
   const std::string text = beast::buffers_to_string(buffer_.data());
   buffer_.consume(buffer_.size());
+  // Clients speak rarely: an idle socket keeps no read buffer (memory per socket is what bounds
+  // how many an instance holds).
+  buffer_.shrink_to_fit();
   auto parsed = parse_client_message(text);
   if (!parsed.message) {
     send(error_frame(error_code::reconnect, parsed.error == ClientMessageError::bad_data

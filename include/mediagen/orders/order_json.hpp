@@ -28,6 +28,9 @@ enum class WithItems : bool { no, yes };
 
 void write_order(JsonWriter& out, const Order& order, const TimeZone& tz, WithItems with_items);
 void write_item(JsonWriter& out, const Item& item, const TimeZone& tz);
+// The value of an order's `result` key: null until it has files (the realtime order.updated
+// event carries the same value).
+void write_order_result(JsonWriter& out, const Order& order);
 
 std::string order_json(const Order& order, const TimeZone& tz, WithItems with_items = WithItems::no);
 std::string item_json(const Item& item, const TimeZone& tz);

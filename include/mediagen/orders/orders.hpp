@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -17,6 +18,7 @@
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/db.hpp"
+#include "mediagen/orders/order_events.hpp"
 
 namespace mediagen::cache {
 class Redis;
@@ -29,6 +31,9 @@ struct OperationReply {
   const char* message = "ok";  // catalogue key of the envelope's message
   std::string data_json;
   bool replayed = false;  // answered from an earlier request with the same Idempotency-Key
+  // The statuses the operation changed (committed by the time the reply is returned), for the
+  // realtime events; empty for a replay.
+  std::vector<OrderChange> changes;
 };
 
 // True when the content policy refuses a text (the workers' check, injected by the

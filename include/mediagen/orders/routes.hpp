@@ -2,8 +2,10 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mediagen/core/ids.hpp"
+#include "mediagen/orders/order_events.hpp"
 
 namespace mediagen::http {
 class Router;
@@ -41,6 +43,12 @@ struct OrderWriteOptions {
   // the workers of every instance (order creation does not NOTIFY: a NOTIFY serialises every
   // committing transaction of the cluster).
   std::function<void(cache::Redis& redis)> on_queued;
+  // Called on the blocking pool after cancel, item retry, bulk item retry and regenerate
+  // committed, with the order and the items whose status they changed (the realtime events'
+  // source); never after a refusal or an idempotent replay. Order creation and order retry
+  // (a new order; the original is unchanged, spec 3.1) change no status anyone can watch yet.
+  // Must not block; may be empty.
+  std::function<void(std::vector<OrderChange> changes)> on_changed;
 };
 
 // POST /orders, POST /orders/{order}/cancel, POST /orders/{order}/retry, and the item actions

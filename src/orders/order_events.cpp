@@ -1,0 +1,248 @@
+// The order channel's events: the seq bump, the payloads and the publisher thread.
+#include "mediagen/orders/order_events.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "mediagen/core/json_writer.hpp"
+#include "mediagen/core/log.hpp"
+#include "mediagen/core/time_zone.hpp"
+#include "mediagen/core/uuid.hpp"
+#include "mediagen/db/pg.hpp"
+#include "mediagen/orders/order_json.hpp"
+#include "mediagen/realtime/channel.hpp"
+#include "order_rows.hpp"
+
+namespace mediagen::orders {
+namespace {
+
+using std::chrono::steady_clock;
+
+// The bump takes the order row's lock, which every change of the order's status takes too, and
+// RETURNING gives the row's newest version (PostgreSQL re-reads a row that changed while the
+// UPDATE waited for it): the status sent is the one current when the seq was assigned.
+// event_seq is in no index, so this is a HOT update; updated_at stays as it is.
+const db::Statement kBumpOrder{
+    "order_events_bump_order",
+    "UPDATE orders SET event_seq = event_seq + 1 WHERE id = $1::uuid RETURNING event_seq, " MG_ORDER_COLUMNS};
+
+// An item's event: the bump (only when the item belongs to the order, so a bad note leaves no
+// gap in the seqs), then, in the same transaction, the item read by a statement of its own.
+// Its snapshot is taken while this transaction holds the order row's lock, so it is newer than
+// the snapshot of every event of the order with a lower seq: item statuses never go back in
+// seq order, even though an item's status can change without the order row's lock.
+const db::Statement kBumpForItem{
+    "order_events_bump_for_item",
+    "UPDATE orders SET event_seq = event_seq + 1 WHERE id = $1::uuid"
+    " AND EXISTS (SELECT 1 FROM order_items WHERE id = $2::uuid AND order_id = $1::uuid)"
+    " RETURNING event_seq"};
+const db::Statement kItem{"order_events_item", "SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE id = $1::uuid"};
+
+const db::Statement kSnapshot{"order_events_snapshot",
+                              "SELECT event_seq, " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid"};
+
+// The session of the publisher's connection. synchronous_commit: see the header. lock_timeout:
+// an order row held for long by a stuck transaction drops that order's change instead of
+// holding up the events of every other order behind it.
+constexpr const char* kSessionSetup = "SET synchronous_commit = off; SET lock_timeout = '5s'";
+
+// After a lost connection, changes are dropped without an attempt for this long.
+constexpr auto kReconnectPause = std::chrono::seconds(1);
+
+realtime::Event order_event(const Order& order, std::int64_t seq) {
+  JsonWriter out(order.result_files.empty() ? 192 : 320);
+  out.begin_object();
+  out.field("order_id", std::string_view(order.id));
+  out.field("status", to_string(order.status));
+  out.field("task_type", std::string_view(order.task_type));
+  out.field("updated_at", std::string_view(TimeZone::utc().format(order.updated_at)));
+  if (is_terminal(order.status)) {
+    out.key("result");
+    write_order_result(out, order);
+  }
+  out.field("seq", seq);
+  out.end_object();
+  return realtime::Event{.channel = realtime::order_channel(order.id), .name = "order.updated", .data = out.take()};
+}
+
+realtime::Event item_event(const Item& item, std::int64_t seq) {
+  JsonWriter out(256);
+  out.begin_object();
+  out.field("order_id", std::string_view(item.order_id));
+  out.field("item_id", std::string_view(item.id));
+  out.field("chunk_index", std::int64_t{item.chunk_index});
+  out.field("item_type", to_string(item.type));
+  out.field("status", to_string(item.status));
+  out.field("attempt_number", std::int64_t{item.attempt_number});
+  out.field("seq", seq);
+  out.end_object();
+  return realtime::Event{.channel = realtime::order_channel(item.order_id), .name = "order.item.updated",
+                         .data = out.take()};
+}
+
+// Ids are checked by the caller.
+std::optional<realtime::Event> bump_order(db::Db& db, const std::string& order_id) {
+  const auto rows = db::read(db, [&](pqxx::transaction_base& tx) { return db.exec(tx, kBumpOrder, order_id); });
+  if (rows.empty()) return std::nullopt;
+  return order_event(order_from_row(rows[0].slice(1, 1 + kOrderColumns)), rows[0][0].as<std::int64_t>());
+}
+
+std::optional<realtime::Event> bump_item(db::Db& db, const std::string& order_id, const std::string& item_id) {
+  return db::transact(db, [&](pqxx::work& tx) -> std::optional<realtime::Event> {
+    const auto bumped = db.exec(tx, kBumpForItem, order_id, item_id);
+    if (bumped.empty()) return std::nullopt;
+    const auto rows = db.exec(tx, kItem, item_id);
+    if (rows.empty()) return std::nullopt;  // cannot happen: items are never deleted
+    return item_event(item_from_row(rows[0]), bumped[0][0].as<std::int64_t>());
+  });
+}
+
+// The publisher's connection and what it knows about it.
+struct Link {
+  db::Db db;
+  bool session_ready = false;
+  steady_clock::time_point pause_until{};
+  std::size_t paused_drops = 0;  // changes dropped during the pause, not yet logged
+};
+
+const std::string& order_id_of(const OrderChange& c) {
+  return c.subject == OrderChange::Subject::order && c.order_id.empty() ? c.id : c.order_id;
+}
+
+}  // namespace
+
+struct OrderEventPublisher::State {
+  std::string url;
+  realtime::Broadcaster& broadcaster;
+  InfraCounters& counters;
+
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<OrderChange> queue;
+  std::size_t overflow = 0;  // notes dropped for a full queue, not yet logged
+  bool started = false;
+  bool stopping = false;
+  std::thread thread;
+
+  State(std::string u, realtime::Broadcaster& b, InfraCounters& c) : url(std::move(u)), broadcaster(b), counters(c) {}
+
+  template <class It>
+  void push(It first, It last) {
+    {
+      std::lock_guard lock(mutex);
+      if (stopping) return;
+      for (; first != last; ++first) {
+        if (queue.size() >= kMaxQueued) {
+          ++overflow;
+        } else {
+          queue.push_back(std::move(*first));
+        }
+      }
+    }
+    cv.notify_one();
+  }
+
+  void publish(Link& link, const OrderChange& change) {
+    const std::string& order_id = order_id_of(change);
+    const bool item = change.subject == OrderChange::Subject::item;
+    // A malformed id would only make PostgreSQL refuse the cast.
+    if (!is_uuid(order_id) || (item && !is_uuid(change.id))) {
+      log::warn("order event dropped: malformed id", {{"order_id", order_id}, {"id", change.id}});
+      return;
+    }
+    if (steady_clock::now() < link.pause_until) {
+      ++link.paused_drops;
+      return;
+    }
+    std::optional<realtime::Event> event;
+    try {
+      if (!link.session_ready) {
+        db::read(link.db, [&](pqxx::transaction_base& tx) { link.db.exec_raw(tx, kSessionSetup); });
+        link.session_ready = true;
+        if (link.paused_drops > 0) {
+          log::warn("order events dropped while the database was unavailable", {{"count", link.paused_drops}});
+          link.paused_drops = 0;
+        }
+      }
+      event = item ? bump_item(link.db, order_id, change.id) : bump_order(link.db, order_id);
+    } catch (const db::Unavailable& e) {
+      link.db.reset();
+      link.session_ready = false;
+      link.pause_until = steady_clock::now() + kReconnectPause;
+      log::warn("order event dropped: database unavailable", {{"order_id", order_id}, {"error", e.what()}});
+      return;
+    } catch (const std::exception& e) {
+      log::warn("order event dropped", {{"order_id", order_id}, {"error", e.what()}});
+      return;
+    }
+    if (!event) {
+      log::debug("order event dropped: no such order or item", {{"order_id", order_id}, {"id", change.id}});
+      return;
+    }
+    try {
+      broadcaster.publish(std::move(*event));
+    } catch (const std::exception& e) {
+      log::error("order event not published", {{"order_id", order_id}, {"error", e.what()}});
+    }
+  }
+
+  // Until stop() and an empty queue.
+  void run() {
+    Link link{.db = db::Db(url, &counters)};
+    std::deque<OrderChange> batch;
+    for (;;) {
+      std::size_t dropped = 0;
+      {
+        std::unique_lock lock(mutex);
+        cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (queue.empty()) return;
+        batch.swap(queue);
+        std::swap(dropped, overflow);
+      }
+      if (dropped > 0) {
+        log::warn("order events dropped: queue full", {{"count", dropped}, {"limit", kMaxQueued}});
+      }
+      for (const auto& change : batch) publish(link, change);
+      batch.clear();
+    }
+  }
+};
+
+OrderEventPublisher::OrderEventPublisher(std::string database_url, realtime::Broadcaster& broadcaster,
+                                         InfraCounters& counters)
+    : state_(std::make_unique<State>(std::move(database_url), broadcaster, counters)) {}
+
+OrderEventPublisher::~OrderEventPublisher() { stop(); }
+
+void OrderEventPublisher::start() {
+  std::lock_guard lock(state_->mutex);
+  if (state_->started || state_->stopping) return;
+  state_->started = true;
+  state_->thread = std::thread([s = state_.get()] { s->run(); });
+}
+
+void OrderEventPublisher::stop() {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->stopping = true;
+  }
+  state_->cv.notify_all();
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+void OrderEventPublisher::changed(OrderChange change) { state_->push(&change, &change + 1); }
+
+void OrderEventPublisher::changed(std::vector<OrderChange> changes) { state_->push(changes.begin(), changes.end()); }
+
+std::optional<realtime::Event> order_snapshot(db::Db& db, std::string_view order_id) {
+  if (!is_uuid(order_id)) return std::nullopt;
+  const auto rows =
+      db::read(db, [&](pqxx::transaction_base& tx) { return db.exec(tx, kSnapshot, std::string(order_id)); });
+  if (rows.empty()) return std::nullopt;
+  return order_event(order_from_row(rows[0].slice(1, 1 + kOrderColumns)), rows[0][0].as<std::int64_t>());
+}
+
+}  // namespace mediagen::orders
