@@ -260,15 +260,19 @@ void PusherSession::complete_subscribe(const std::string& channel, std::optional
   }
   auto held = std::move(sub->held);
   send(subscription_succeeded_frame(channel));
-  std::int64_t seen = 0;
   if (snapshot) {
-    seen = event_seq(snapshot->data);
+    sub->last_seq = event_seq(snapshot->data);
     send(wire_frame(*snapshot));
   }
-  // Events already reflected in the snapshot are not repeated.
-  for (auto& [frame, seq] : held) {
-    if (seq == 0 || seq > seen) send(std::move(frame));
+  for (auto& [frame, seq] : held) send_in_order(*sub, std::move(frame), seq);
+}
+
+void PusherSession::send_in_order(Subscription& sub, Frame frame, std::int64_t seq) {
+  if (seq != 0) {
+    if (seq <= sub.last_seq) return;
+    sub.last_seq = seq;
   }
+  send(std::move(frame));
 }
 
 void PusherSession::unsubscribe(const std::string& channel) {
@@ -296,7 +300,7 @@ void PusherSession::deliver(const std::string& channel, const Frame& frame, std:
     if (sub->held.size() < 64) sub->held.emplace_back(frame, seq);
     return;
   }
-  send(frame);
+  send_in_order(*sub, frame, seq);
 }
 
 void PusherSession::add_grant(Grant grant) {

@@ -54,6 +54,9 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
     std::string channel;
     bool pending = true;  // signature checked, key and snapshot being looked up
     std::vector<std::pair<Frame, std::int64_t>> held;  // events that arrived while pending
+    // The highest seq sent: an event at or below it is already reflected in what the client has
+    // (the snapshot, or a later event that overtook it between instances), so it is not sent.
+    std::int64_t last_seq = 0;
     std::optional<crypto::Sha256Digest> key;
     std::optional<TimePoint> expires_at;
   };
@@ -65,6 +68,7 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   void subscribe(const ClientMessage& m);
   void complete_subscribe(const std::string& channel, std::optional<Grant> grant, std::optional<Event> snapshot);
   void unsubscribe(const std::string& channel);
+  void send_in_order(Subscription& sub, Frame frame, std::int64_t seq);
   void refuse_subscription(const std::string& channel, int status, int code, std::string_view message);
   Subscription* find(const std::string& channel);
   void recompute_expiry();

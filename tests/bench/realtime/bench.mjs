@@ -1,0 +1,271 @@
+// Measures one Pusher server (mediagen or the stand-in) for realtime_bench.sh and prints one JSON
+// line with the results. Client sockets live in clients.mjs processes.
+//
+//   node bench.mjs '<json options>'
+// Options: name, host, port, appKey, secret, pid (the server's, for its resident size),
+//   trigger: {kind: "redis", host, port, channel} (PUBLISH "bench <frame>") or
+//            {kind: "tcp", host, port} (one frame per line),
+//   connectCount (1000), fanoutSubscribers (1000), fanoutEvents (200), latencySubscribers (500),
+//   latencySeconds (20), idleSockets (50000), perProcess (10000: sockets per client process),
+//   procs (2: client processes for the throughput parts), addressBase (2: 127.0.0.<n> onwards).
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const o = JSON.parse(process.argv[2] || '{}');
+const url = `ws://${o.host}:${o.port}/app/${o.appKey}?protocol=7`;
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const log = (msg) => process.stderr.write(`realtime_bench[${o.name}]: ${msg}\n`);
+let nextAddress = o.addressBase ?? 2;
+
+// CPU seconds the server has used so far (user + system; clock ticks of 1/100 s).
+function cpuSeconds() {
+  const stat = fs.readFileSync(`/proc/${o.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function rssKib() {
+  const text = fs.readFileSync(`/proc/${o.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(text)[1]);
+}
+
+class Clients {
+  constructor(options) {
+    this.lines = [];
+    this.waiters = [];
+    this.proc = spawn(process.execPath, [path.join(here, 'clients.mjs'), JSON.stringify(options)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    readline.createInterface({ input: this.proc.stdout }).on('line', (line) => {
+      const msg = JSON.parse(line);
+      const w = this.waiters.shift();
+      if (w) w(msg);
+      else this.lines.push(msg);
+    });
+    this.exited = new Promise((r) => this.proc.on('exit', r));
+  }
+
+  send(cmd) {
+    this.proc.stdin.write(JSON.stringify(cmd) + '\n');
+  }
+
+  next(timeoutMs = 300000) {
+    if (this.lines.length) return Promise.resolve(this.lines.shift());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('a client process did not answer in time')), timeoutMs);
+      this.waiters.push((m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+    });
+  }
+
+  async exit() {
+    this.send({ cmd: 'exit' });
+    await this.exited;
+  }
+}
+
+// Spreads `total` sockets over processes of at most `per` sockets, each from its own address.
+function spawnClients(total, per, extra) {
+  const out = [];
+  for (let left = total, k = 0; left > 0; k += 1) {
+    const count = Math.min(per, left);
+    left -= count;
+    out.push(new Clients({
+      url, appKey: o.appKey, secret: o.secret, count, parallel: 64,
+      localAddress: `127.0.0.${nextAddress++}`, ...extra(k, total - left - count),
+    }));
+  }
+  return out;
+}
+
+async function openAll(clients) {
+  for (const c of clients) c.send({ cmd: 'open' });
+  const results = await Promise.all(clients.map((c) => c.next()));
+  const opened = results.reduce((a, r) => a + r.opened, 0);
+  const failed = results.reduce((a, r) => a + r.failed, 0);
+  if (failed) log(`${failed} sockets failed: ${results.flatMap((r) => r.errors).slice(0, 3).join('; ')}`);
+  return {
+    opened, failed,
+    start: Math.min(...results.map((r) => r.start)),
+    end: Math.max(...results.map((r) => r.end)),
+  };
+}
+
+// --- triggers
+
+class Trigger {
+  static async open(spec) {
+    const t = new Trigger();
+    t.spec = spec;
+    t.sock = net.createConnection({ host: spec.host, port: spec.port });
+    t.sock.setNoDelay(true);
+    t.replies = 0;
+    t.receivers = [];
+    let buf = '';
+    t.sock.on('data', (chunk) => {
+      buf += chunk.toString('latin1');
+      let nl;
+      while ((nl = buf.indexOf('\r\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 2);
+        t.replies += 1;
+        if (line.startsWith(':')) t.receivers.push(Number(line.slice(1)));
+        else if (line.startsWith('-')) log(`redis: ${line}`);
+      }
+    });
+    await new Promise((resolve, reject) => {
+      t.sock.once('connect', resolve);
+      t.sock.once('error', reject);
+    });
+    return t;
+  }
+
+  send(frame) {
+    if (this.spec.kind === 'redis') {
+      const args = ['PUBLISH', this.spec.channel, `bench ${frame}`];
+      let cmd = `*${args.length}\r\n`;
+      for (const a of args) cmd += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
+      this.sock.write(cmd);
+    } else {
+      this.sock.write(`${frame}\n`);
+    }
+  }
+
+  close() {
+    this.sock.end();
+  }
+}
+
+const orderId = crypto.randomUUID();
+const orderChannel = `private-order.task.${orderId}`;
+const FRAME_BYTES = 164;
+
+// An order.updated frame of about FRAME_BYTES bytes whose data ends with its send time ("t").
+function eventFrame(seq) {
+  const frame = (pad) => JSON.stringify({
+    event: 'order.updated',
+    channel: orderChannel,
+    data: JSON.stringify({ seq, p: pad, t: Number(now().toFixed(3)) }),
+  });
+  const bare = frame('');
+  return frame('x'.repeat(Math.max(0, FRAME_BYTES - bare.length)));
+}
+
+function percentile(sorted, q) {
+  if (!sorted.length) return null;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i];
+}
+
+// --- the four measurements
+
+async function idle() {
+  // Warm-up: a few hundred sockets opened and dropped, so that lazily made pools exist.
+  const warm = spawnClients(300, 300, () => ({ channelPrefix: 'private-chunks.preview.' }));
+  await openAll(warm);
+  await Promise.all(warm.map((c) => c.exit()));
+  await sleep(1000);
+  const before = rssKib();
+  const clients = spawnClients(o.idleSockets, o.perProcess ?? 10000,
+    (k, first) => ({ channelPrefix: 'private-chunks.preview.', offset: 1 + first }));
+  const r = await openAll(clients);
+  await sleep(2000);
+  const after = rssKib();
+  log(`idle: ${r.opened} sockets held, RSS ${before} -> ${after} KiB`);
+  for (const c of clients) c.send({ cmd: 'close' });
+  await Promise.all(clients.map((c) => c.next()));
+  await Promise.all(clients.map((c) => c.exit()));
+  return { held: r.opened, failed: r.failed, rss_before_kib: before, rss_after_kib: after,
+           kib_per_socket: r.opened ? (after - before) / r.opened : null };
+}
+
+async function connectRate() {
+  const n = o.connectCount ?? 1000;
+  const procs = o.procs ?? 2;
+  const clients = spawnClients(n, Math.ceil(n / procs),
+    (k, first) => ({ channelPrefix: 'private-chunks.preview.', offset: 1000000 + first }));
+  await sleep(500); // the client processes are loaded
+  const cpu0 = cpuSeconds();
+  const r = await openAll(clients);
+  const cpu = cpuSeconds() - cpu0;
+  await Promise.all(clients.map((c) => c.exit()));
+  const seconds = (r.end - r.start) / 1000;
+  log(`connect: ${r.opened} in ${seconds.toFixed(3)} s`);
+  return { opened: r.opened, failed: r.failed, seconds, per_second: r.opened / seconds, server_cpu_s: cpu };
+}
+
+async function fanout(trigger) {
+  const subs = o.fanoutSubscribers ?? 1000;
+  const events = o.fanoutEvents ?? 200;
+  const procs = o.procs ?? 2;
+  const clients = spawnClients(subs, Math.ceil(subs / procs), () => ({ channel: orderChannel }));
+  const r = await openAll(clients);
+  const round = async (count) => {
+    for (const c of clients) c.send({ cmd: 'expect', events: count });
+    await sleep(100);
+    const cpu0 = cpuSeconds();
+    const t0 = now();
+    for (let i = 1; i <= count; i += 1) trigger.send(eventFrame(i));
+    const results = await Promise.all(clients.map((c) => c.next(120000)));
+    const cpu = cpuSeconds() - cpu0;
+    const deliveries = results.reduce((a, x) => a + x.deliveries, 0);
+    const end = Math.max(...results.map((x) => x.last));
+    return { deliveries, seconds: (end - t0) / 1000, cpu };
+  };
+  await round(20); // warm-up
+  const m = await round(events);
+  await Promise.all(clients.map((c) => c.exit()));
+  log(`fan-out: ${m.deliveries} deliveries to ${r.opened} sockets in ${m.seconds.toFixed(3)} s`);
+  return { subscribers: r.opened, deliveries: m.deliveries, seconds: m.seconds, per_second: m.deliveries / m.seconds,
+           server_cpu_s: m.cpu };
+}
+
+async function latency(trigger) {
+  const subs = o.latencySubscribers ?? 500;
+  const seconds = o.latencySeconds ?? 20;
+  const procs = o.procs ?? 2;
+  const clients = spawnClients(subs, Math.ceil(subs / procs), () => ({ channel: orderChannel }));
+  const r = await openAll(clients);
+  for (const c of clients) c.send({ cmd: 'expect', events: seconds, delays: true });
+  await sleep(500);
+  for (let i = 1; i <= seconds; i += 1) {
+    trigger.send(eventFrame(i));
+    await sleep(1000);
+  }
+  const results = await Promise.all(clients.map((c) => c.next(120000)));
+  await Promise.all(clients.map((c) => c.exit()));
+  const delays = results.flatMap((x) => x.delays).sort((a, b) => a - b);
+  // The first receipt of each event by any subscriber: the server's own share of the delay, with
+  // little of the clients' queueing (they read 500 frames per event one after the other).
+  const first = new Map();
+  for (const [t, d] of results.flatMap((x) => x.firsts)) first.set(t, Math.min(first.get(t) ?? Infinity, d));
+  const firsts = [...first.values()].sort((a, b) => a - b);
+  log(`latency: ${delays.length} receipts from ${r.opened} sockets`);
+  return {
+    subscribers: r.opened, samples: delays.length,
+    p50_ms: percentile(delays, 0.5), p95_ms: percentile(delays, 0.95), p99_ms: percentile(delays, 0.99),
+    first_p50_ms: percentile(firsts, 0.5), first_max_ms: firsts.length ? firsts[firsts.length - 1] : null,
+  };
+}
+
+const result = { name: o.name, frame_bytes: eventFrame(1).length };
+result.idle = await idle();
+result.connect = await connectRate();
+const trigger = await Trigger.open(o.trigger);
+result.fanout = await fanout(trigger);
+result.latency = await latency(trigger);
+if (o.trigger.kind === 'redis' && !trigger.receivers.some((n) => n > 0)) {
+  log('no server instance received the PUBLISH messages');
+  result.error = 'no receivers of PUBLISH';
+}
+trigger.close();
+process.stdout.write(JSON.stringify(result) + '\n');

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the pinned realtime clients (pusher-js, laravel-echo, ws) next to this script with
+# `npm ci` when node_modules is missing or was installed from another lockfile or Node.js version.
+# Once installed, the end-to-end tests run offline.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here"
+
+for tool in node npm; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "ensure.sh: '$tool' not found; install Node.js 20+ and npm" >&2
+    exit 2
+  fi
+done
+
+stamp_file="node_modules/.mediagen-realtime-stamp"
+want_stamp="$(sha256sum package-lock.json | cut -d' ' -f1) node-$(node --version)"
+have_stamp=""
+if [[ -f "$stamp_file" ]]; then
+  have_stamp="$(cat "$stamp_file")"
+fi
+if [[ ! -d node_modules/pusher-js || "$have_stamp" != "$want_stamp" ]]; then
+  echo "ensure.sh: installing the realtime clients (npm ci)" >&2
+  npm ci --no-audit --no-fund --ignore-scripts >&2
+  printf '%s\n' "$want_stamp" >"$stamp_file"
+fi
