@@ -146,7 +146,6 @@ int serve(const Config& config, bool run_migrations) {
        .max_message_bytes = config.ws_max_message_bytes,
        .max_subscriptions = config.ws_max_subscriptions,
        .fanout_channel = config.redis_prefix + "realtime",
-       .grant_prefix = config.redis_prefix + "rt:grant:",
        .single_threaded = config.io_threads == 1},
       config.pusher_key, channel_signer, pool,
       {.snapshot = [](db::Resources& r, const realtime::Channel& channel) -> std::optional<realtime::Event> {

@@ -1,5 +1,6 @@
 #include "mediagen/realtime/hub.hpp"
 
+#include <charconv>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -10,7 +11,6 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "fanout_message.hpp"
-#include "grant_record.hpp"
 #include "hub_core.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/blocking_pool.hpp"
@@ -149,6 +149,20 @@ void arm_sweeper(std::shared_ptr<HubCore> core, std::shared_ptr<asio::steady_tim
   });
 }
 
+// Hands a grant to the socket it names when that socket is on this instance; false otherwise.
+bool attach_grant(HubCore& core, Grant grant) {
+  const auto dot = grant.socket_id.find('.');
+  if (dot == std::string::npos || std::string_view(grant.socket_id).substr(0, dot) != core.origin) return false;
+  std::uint64_t serial = 0;
+  const auto digits = std::string_view(grant.socket_id).substr(dot + 1);
+  if (std::from_chars(digits.data(), digits.data() + digits.size(), serial).ec != std::errc{}) return true;
+  if (auto s = core.find_session(serial)) {
+    auto ex = s->executor();
+    asio::dispatch(ex, [s, grant = std::move(grant)]() mutable { s->add_grant(std::move(grant)); });
+  }
+  return true;
+}
+
 }  // namespace
 
 Hub::Hub(asio::io_context& ioc, HubOptions options, std::string app_key, const ChannelSigner& signer,
@@ -189,6 +203,10 @@ void Hub::publish(Event event) {
 
 void Hub::on_fanout(std::string_view payload) {
   auto& core = *impl_->core;
+  if (auto grant = parse_grant_message(payload)) {
+    if (grant->origin != core.origin) attach_grant(core, std::move(grant->grant));
+    return;
+  }
   auto message = parse_fanout(payload);
   if (!message) {
     core.fanout_dropped.fetch_add(1, std::memory_order_relaxed);
@@ -201,26 +219,13 @@ void Hub::on_fanout(std::string_view payload) {
 
 void Hub::record_grant(cache::Redis& redis, const Grant& grant) {
   auto& core = *impl_->core;
-  // A socket of this instance takes the grant directly; another instance finds it in Redis.
-  const auto dot = grant.socket_id.find('.');
-  if (dot != std::string::npos && std::string_view(grant.socket_id).substr(0, dot) == core.origin) {
-    std::uint64_t serial = 0;
-    try {
-      serial = std::stoull(grant.socket_id.substr(dot + 1));
-    } catch (const std::exception&) {
-      return;
-    }
-    if (auto s = core.find_session(serial)) {
-      auto ex = s->executor();
-      asio::dispatch(ex, [s, grant] { s->add_grant(grant); });
-    }
-    return;
-  }
+  if (attach_grant(core, grant)) return;
+  // The socket is another instance's (or gone): the grant travels like an event. It is sent
+  // before the answer that lets the client subscribe, and it is applied whenever it arrives.
   try {
-    redis.command({"SET", core.options.grant_prefix + grant.socket_id + ":" + grant.channel, format_grant_record(grant),
-                   "EX", std::to_string(core.options.grant_ttl.count())});
+    redis.command({"PUBLISH", core.options.fanout_channel, format_grant_message(core.origin, grant)});
   } catch (const std::exception& e) {
-    log::warn("could not store a channel grant", {{"error", e.what()}});
+    log::warn("could not pass a channel grant to the other instances", {{"error", e.what()}});
   }
 }
 

@@ -13,7 +13,6 @@
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/realtime/channel_signer.hpp"
-#include "grant_record.hpp"
 #include "pusher_frames.hpp"
 
 namespace mediagen::realtime {
@@ -201,6 +200,7 @@ void PusherSession::subscribe(const ClientMessage& m) {
                                        : "Invalid signature for this socket and channel");
     return;
   }
+  // A grant that came with /broadcasting/auth; one that arrives later is attached then.
   std::optional<Grant> grant;
   for (auto it = grants_.begin(); it != grants_.end(); ++it) {
     if (it->channel == m.channel) {
@@ -213,30 +213,18 @@ void PusherSession::subscribe(const ClientMessage& m) {
   // arrive meanwhile are held and sent after it.
   subs_.push_back(Subscription{.channel = m.channel});
   hub_->add_subscriber(m.channel, shared_from_this());
-  if (grant && channel->kind != ChannelKind::order) {
+  if (channel->kind != ChannelKind::order || !hub_->hooks.snapshot) {
     complete_subscribe(m.channel, std::move(grant), std::nullopt);
     return;
   }
   auto hub = hub_;
-  hub->pool.submit([hub, self = shared_from_this(), name = m.channel, ch = *channel, grant = std::move(grant),
-                    socket_id](db::Resources& r) mutable {
-    if (!grant) {
-      try {
-        auto reply = r.redis.command({"GET", hub->options.grant_prefix + socket_id + ":" + name});
-        if (!reply.is_nil()) grant = parse_grant_record(socket_id, name, reply.str);
-      } catch (const std::exception& e) {
-        // Without Redis the subscription still stands on its signature; only the key's later
-        // revocation cannot reach it.
-        log::warn("could not read a channel grant", {{"error", e.what()}});
-      }
-    }
+  hub->pool.submit([hub, self = shared_from_this(), name = m.channel, ch = *channel,
+                    grant = std::move(grant)](db::Resources& r) mutable {
     std::optional<Event> snapshot;
-    if (hub->hooks.snapshot) {
-      try {
-        snapshot = hub->hooks.snapshot(r, ch);
-      } catch (const std::exception& e) {
-        log::warn("could not read a channel snapshot", {{"channel", name}, {"error", e.what()}});
-      }
+    try {
+      snapshot = hub->hooks.snapshot(r, ch);
+    } catch (const std::exception& e) {
+      log::warn("could not read a channel snapshot", {{"channel", name}, {"error", e.what()}});
     }
     auto ex = self->executor();
     asio::post(ex, [self = std::move(self), name = std::move(name), grant = std::move(grant),
@@ -252,12 +240,7 @@ void PusherSession::complete_subscribe(const std::string& channel, std::optional
   auto* sub = find(channel);
   if (sub == nullptr || !sub->pending) return;  // unsubscribed meanwhile
   sub->pending = false;
-  if (grant) {
-    sub->key = grant->key_hash;
-    sub->expires_at = grant->expires_at;
-    hub_->track_key(grant->key_hash, grant->user);
-    recompute_expiry();
-  }
+  if (grant) attach(*sub, *grant);
   auto held = std::move(sub->held);
   send(subscription_succeeded_frame(channel));
   if (snapshot) {
@@ -303,8 +286,20 @@ void PusherSession::deliver(const std::string& channel, const Frame& frame, std:
   send_in_order(*sub, frame, seq);
 }
 
+void PusherSession::attach(Subscription& sub, const Grant& grant) {
+  if (sub.key) return;
+  sub.key = grant.key_hash;
+  sub.expires_at = grant.expires_at;
+  hub_->track_key(grant.key_hash, grant.user);
+  recompute_expiry();
+}
+
 void PusherSession::add_grant(Grant grant) {
   if (finished_) return;
+  if (auto* sub = find(grant.channel)) {
+    attach(*sub, grant);
+    return;
+  }
   // Bounded: a client that asks for grants it never uses cannot grow the socket.
   if (grants_.size() >= hub_->options.max_subscriptions) grants_.erase(grants_.begin());
   grants_.push_back(std::move(grant));

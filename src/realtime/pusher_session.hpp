@@ -52,7 +52,7 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
  private:
   struct Subscription {
     std::string channel;
-    bool pending = true;  // signature checked, key and snapshot being looked up
+    bool pending = true;  // signature checked, the snapshot being read
     std::vector<std::pair<Frame, std::int64_t>> held;  // events that arrived while pending
     // The highest seq sent: an event at or below it is already reflected in what the client has
     // (the snapshot, or a later event that overtook it between instances), so it is not sent.
@@ -69,6 +69,7 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   void complete_subscribe(const std::string& channel, std::optional<Grant> grant, std::optional<Event> snapshot);
   void unsubscribe(const std::string& channel);
   void send_in_order(Subscription& sub, Frame frame, std::int64_t seq);
+  void attach(Subscription& sub, const Grant& grant);
   void refuse_subscription(const std::string& channel, int status, int code, std::string_view message);
   Subscription* find(const std::string& channel);
   void recompute_expiry();

@@ -379,6 +379,33 @@ class RealtimeClusterTests(RealtimeCase):
             self.assertEqual(events_b[-1]["data"]["seq"], events_a[-1]["data"]["seq"])
             self.assertEqual(events_b[-1]["data"]["seq"], self.event_seq(order["id"]))
 
+    def test_a_key_disabled_closes_a_socket_on_b_that_a_authorized(self):
+        """The grant travels from the instance that answered /broadcasting/auth to the one that
+        holds the socket, in either order with the subscribe."""
+        user = self.h.create_user()
+        doomed = self.h.create_key(user["id"], preset="full")
+        kept = self.h.create_key(user["id"], preset="full")
+        channel = preview_channel(user["id"])
+        sockets = []
+        for key in (doomed, kept):
+            c = NodeClient(self.other, "raw")
+            sockets.append(c)
+            sid = c.connected()
+            r = authorize(self.server, key["key"], sid, channel)
+            self.assertEqual(r.status, 200, r)
+            c.send_json({"event": "pusher:subscribe", "data": {"channel": channel, "auth": r.body["auth"]}})
+            c.wait_frame("pusher_internal:subscription_succeeded", channel=channel)
+        a, b = sockets
+        try:
+            self.h.disable_key(doomed["id"])
+            a.wait_frame("pusher:error", code=4009)
+            self.assertEqual(a.wait_closed()["code"], 4009)
+            b.round_trip()
+            self.assertFalse(b.is_closed(), "a socket of another key of the same user stays")
+        finally:
+            for c in sockets:
+                c.stop()
+
     def test_preview_ready_from_a_reaches_b(self):
         _, key = self.account()
         template = self.template(key, "provider_a")

@@ -49,8 +49,6 @@ struct HubOptions {
   std::size_t max_subscriptions = 100;    // per socket
   std::size_t max_queued_frames = 1024;   // a consumer this far behind is closed (4100)
   std::string fanout_channel = "mediagen:realtime";
-  std::string grant_prefix = "mediagen:rt:grant:";
-  std::chrono::seconds grant_ttl{600};    // a grant must be used by a subscribe within this
   bool single_threaded = true;            // one I/O thread: sockets need no strand
 };
 
@@ -91,8 +89,9 @@ class Hub final : public Broadcaster {
   // A message from the fan-out channel (any thread). Messages of this instance are ignored;
   // malformed ones are dropped and counted.
   void on_fanout(std::string_view payload);
-  // /broadcasting/auth granted a channel to a socket (on a blocking-pool thread): remembers which
-  // key did, so that the socket can be closed when the key stops being valid.
+  // /broadcasting/auth granted a channel to a socket (on a blocking-pool thread): the instance
+  // holding the socket learns which key did (directly, or through the fan-out channel), so that
+  // the socket can be closed when the key stops being valid. Subscribing never waits for it.
   void record_grant(cache::Redis& redis, const Grant& grant);
   // An invalidation named a key or a user: their sockets are checked and closed with 4009 if the
   // key no longer opens channels.

@@ -64,3 +64,36 @@ TEST(GrantRecord, RefusesDamagedRecords) {
 
 }  // namespace
 }  // namespace mediagen::realtime
+
+namespace mediagen::realtime {
+namespace {
+
+TEST(GrantMessage, RoundTripsAndIsNotAnEvent) {
+  Grant g{.socket_id = "12.34", .channel = "private-chunks.preview.5", .key_id = ApiKeyId{7}, .user = UserId{5}};
+  g.key_hash.fill(0xab);
+  const std::string payload = format_grant_message("99", g);
+  auto m = parse_grant_message(payload);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->origin, "99");
+  EXPECT_EQ(m->grant.socket_id, "12.34");
+  EXPECT_EQ(m->grant.channel, "private-chunks.preview.5");
+  EXPECT_EQ(m->grant.key_id, ApiKeyId{7});
+  EXPECT_EQ(m->grant.user, UserId{5});
+  EXPECT_EQ(m->grant.key_hash, g.key_hash);
+  EXPECT_FALSE(parse_fanout(payload));
+}
+
+TEST(GrantMessage, RefusesDamagedOnes) {
+  const std::string record = "7 5 " + std::string(64, 'a') + " 0";
+  EXPECT_TRUE(parse_grant_message("9 grant 1.2 private-chunks.preview.5 " + record));
+  EXPECT_FALSE(parse_grant_message("9 grant 1.2 private-chunks.preview.5"));
+  EXPECT_FALSE(parse_grant_message("9 grant x.y private-chunks.preview.5 " + record));
+  EXPECT_FALSE(parse_grant_message("9 grant 1.2 public-channel " + record));
+  EXPECT_FALSE(parse_grant_message("9 grants 1.2 private-chunks.preview.5 " + record));
+  EXPECT_FALSE(parse_grant_message("grant 1.2 private-chunks.preview.5 " + record));
+  const std::string event = R"(9 {"event":"ready","channel":"private-chunks.preview.5","data":"{}"})";
+  EXPECT_FALSE(parse_grant_message(event));
+}
+
+}  // namespace
+}  // namespace mediagen::realtime
