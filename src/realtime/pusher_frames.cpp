@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mediagen/core/json_writer.hpp"
+
 namespace mediagen::realtime {
 
 using nlohmann::json;
@@ -18,9 +20,18 @@ std::string frame(std::string_view event, const json& data, std::string_view cha
 
 }  // namespace
 
+// The two frames every socket gets are built without a JSON tree (a socket id is digits and a
+// dot; a channel name is checked to Pusher's character set before it is answered).
 std::string connection_established_frame(std::string_view socket_id, std::int64_t activity_timeout_seconds) {
-  return frame("pusher:connection_established",
-               {{"socket_id", socket_id}, {"activity_timeout", activity_timeout_seconds}});
+  std::string data = R"({"socket_id":)";
+  append_json_string(data, socket_id);
+  data += R"(,"activity_timeout":)";
+  data += std::to_string(activity_timeout_seconds);
+  data += '}';
+  std::string out = R"({"event":"pusher:connection_established","data":)";
+  append_json_string(out, data);
+  out += '}';
+  return out;
 }
 
 std::string error_frame(int code, std::string_view message) {
@@ -31,7 +42,10 @@ std::string error_frame(int code, std::string_view message) {
 }
 
 std::string subscription_succeeded_frame(std::string_view channel) {
-  return frame("pusher_internal:subscription_succeeded", json::object(), channel);
+  std::string out = R"({"event":"pusher_internal:subscription_succeeded","channel":)";
+  append_json_string(out, channel);
+  out += R"(,"data":"{}"})";
+  return out;
 }
 
 std::string subscription_error_frame(std::string_view channel, int status, std::string_view message) {
