@@ -150,7 +150,10 @@ const orderChannel = `private-order.task.${orderId}`;
 const FRAME_BYTES = 164;
 
 // An order.updated frame of about FRAME_BYTES bytes whose data ends with its send time ("t").
-function eventFrame(seq) {
+// The seq grows across every part of the run: a socket drops an event whose seq it has passed.
+let lastSeq = 0;
+function eventFrame() {
+  const seq = ++lastSeq;
   const frame = (pad) => JSON.stringify({
     event: 'order.updated',
     channel: orderChannel,
@@ -214,7 +217,7 @@ async function fanout(trigger) {
     await sleep(100);
     const cpu0 = cpuSeconds();
     const t0 = now();
-    for (let i = 1; i <= count; i += 1) trigger.send(eventFrame(i));
+    for (let i = 1; i <= count; i += 1) trigger.send(eventFrame());
     const results = await Promise.all(clients.map((c) => c.next(120000)));
     const cpu = cpuSeconds() - cpu0;
     const deliveries = results.reduce((a, x) => a + x.deliveries, 0);
@@ -238,7 +241,7 @@ async function latency(trigger) {
   for (const c of clients) c.send({ cmd: 'expect', events: seconds, delays: true });
   await sleep(500);
   for (let i = 1; i <= seconds; i += 1) {
-    trigger.send(eventFrame(i));
+    trigger.send(eventFrame());
     await sleep(1000);
   }
   const results = await Promise.all(clients.map((c) => c.next(120000)));
