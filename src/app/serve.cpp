@@ -156,7 +156,14 @@ int serve(const Config& config, bool run_migrations) {
            [&clock](db::Resources& r, const crypto::Sha256Digest& digest) {
              auto key = auth::find_key_by_hash(r.db, digest);
              return key && !key->key_disabled && !key->user_blocked && (!key->expires_at || *key->expires_at > clock.now());
-           }},
+           },
+       // The ban of repeated unknown paths covers sockets too (spec 8.1: all paths).
+       .refused = [&bans, &clock, &config](std::string_view peer, std::optional<std::string_view> forwarded)
+           -> std::optional<std::string> {
+         const auto ip = http::resolve_client_ip(peer, forwarded, config.trusted_proxies);
+         if (bans.check(ip, clock.now())) return "IP banned after repeated unknown paths";
+         return std::nullopt;
+       }},
       redis_options, clock);
   const std::string realtime_channel = config.redis_prefix + "realtime";
   // Status changes become order channel events once their transaction committed.

@@ -31,10 +31,16 @@ class Upgrade final : public http::UpgradeHandler {
   bool wants(std::string_view target) const override { return target.rfind("/app/", 0) == 0; }
 
   void take(asio::ip::tcp::socket socket, boost::beast::http::request<boost::beast::http::string_body> request,
-            std::string) override {
+            std::string peer_ip) override {
+    std::optional<std::string> refusal;
+    if (core_->hooks.refused) {
+      std::optional<std::string_view> forwarded;
+      if (auto it = request.find("X-Forwarded-For"); it != request.end()) forwarded = it->value();
+      refusal = core_->hooks.refused(peer_ip, forwarded);
+    }
     const auto serial = core_->next_serial.fetch_add(1, std::memory_order_relaxed);
     auto session = std::make_shared<PusherSession>(core_, std::move(socket), serial);
-    session->start(std::move(request));
+    session->start(std::move(request), std::move(refusal));
   }
 
  private:

@@ -63,7 +63,7 @@ PusherSession::PusherSession(std::shared_ptr<HubCore> hub, asio::ip::tcp::socket
 
 PusherSession::~PusherSession() = default;
 
-void PusherSession::start(Request request) {
+void PusherSession::start(Request request, std::optional<std::string> refusal_reason) {
   websocket::stream_base::timeout timeouts{};
   // The handshake and the closing handshake must finish in time; idleness is the Pusher
   // protocol's business (activity_timeout, pusher:ping), checked by the hub's sweeper.
@@ -82,6 +82,10 @@ void PusherSession::start(Request request) {
   if (refusal == 0 && hub_->stopping.load()) {
     refusal = error_code::reconnect;
     message = "Server is shutting down";
+  }
+  if (refusal == 0 && refusal_reason) {
+    refusal = error_code::over_capacity;
+    message = std::move(*refusal_reason);
   }
   request_ = std::make_unique<Request>(std::move(request));
   ws_.async_accept(*request_, [self = shared_from_this(), refusal = refusal,

@@ -32,7 +32,8 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   PusherSession(std::shared_ptr<HubCore> hub, boost::asio::ip::tcp::socket socket, std::uint64_t serial);
   ~PusherSession();
 
-  void start(Request request);
+  // A refusal (an IP ban) is told to the client after the handshake, with 4100 so that it backs off.
+  void start(Request request, std::optional<std::string> refusal = std::nullopt);
   boost::asio::any_io_executor executor() { return ws_.get_executor(); }
 
   // On the executor:

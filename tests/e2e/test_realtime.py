@@ -10,7 +10,7 @@ import time
 import unittest
 import uuid
 
-from harness import E2ETestCase, ISO_RE, metric_sum, poll
+from harness import API, E2ETestCase, ISO_RE, fresh_ip, metric_sum, poll
 from orders_support import TERMINAL_ORDER_STATUSES, OrderFixtures
 from realtime_support import (APP_KEY, ITEM_KEYS, ORDER_KEYS, NodeClient, authorize, event_frame, order_channel,
                               preview_channel, publish_raw, realtime_env, rss_kib, run_churn, sign)
@@ -699,3 +699,25 @@ class RealtimeLimitsTests(RealtimeCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RealtimeBanTests(RealtimeCase):
+    """The ban of repeated unknown paths (spec 8.1) covers the socket endpoint too."""
+
+    server_env = realtime_env(MEDIAGEN_BAN_THRESHOLD=3, MEDIAGEN_BAN_WINDOW_SECONDS=60,
+                              MEDIAGEN_BAN_LADDER_SECONDS="60,120", MEDIAGEN_TRUSTED_PROXIES="127.0.0.1")
+
+    def test_a_banned_address_gets_4100_and_others_connect(self):
+        banned = fresh_ip()
+        for _ in range(3):
+            self.assertEqual(self.server.request("GET", f"{API}/no-such-path", {"X-Forwarded-For": banned}).status,
+                             404)
+        self.assertEqual(self.server.request("GET", f"{API}/no-such-path", {"X-Forwarded-For": banned}).status, 429)
+        with NodeClient(self.server, "raw", headers={"X-Forwarded-For": banned}) as refused:
+            refused.wait_frame("pusher:error", code=4100)
+            self.assertEqual(refused.wait_closed()["code"], 4100)
+            self.assertEqual(refused.frames("pusher:connection_established"), [])
+        with NodeClient(self.server, "raw", headers={"X-Forwarded-For": fresh_ip()}) as welcome:
+            welcome.connected()
+            welcome.round_trip()
+            self.assertFalse(welcome.is_closed())

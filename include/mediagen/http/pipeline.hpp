@@ -9,7 +9,9 @@
 //   6 rate_limit   the key's request windows, one Redis round trip -> 429
 //   7 body         read the body, parse JSON -> 413 / 422
 //   8 handler      then the envelope
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mediagen/auth/key_cache.hpp"
@@ -56,5 +58,10 @@ class Pipeline final : public ExchangeHandler {
   PipelineDeps deps_;
   PipelineOptions options_;
 };
+
+// The client's address: the peer, or the first X-Forwarded-For entry when the peer is a trusted
+// proxy and the entry looks like an address. Shared by the pipeline and the WebSocket endpoint.
+std::string resolve_client_ip(std::string_view peer, std::optional<std::string_view> forwarded_for,
+                              const std::vector<std::string>& trusted_proxies);
 
 }  // namespace mediagen::http

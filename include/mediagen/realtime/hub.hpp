@@ -52,7 +52,7 @@ struct HubOptions {
   bool single_threaded = true;            // one I/O thread: sockets need no strand
 };
 
-// Called on a blocking-pool thread.
+// snapshot and key_valid are called on a blocking-pool thread, refused on the I/O thread.
 struct HubHooks {
   // The current state of a channel's object, sent right after subscription_succeeded (the order
   // channel's snapshot); nullopt when there is none.
@@ -60,6 +60,10 @@ struct HubHooks {
   // Whether a key still opens channels: it exists, is not disabled or expired, its user is not
   // blocked. Asked after an invalidation names the key or its user.
   std::function<bool(db::Resources&, const crypto::Sha256Digest&)> key_valid;
+  // A reason to refuse a new socket from this peer (an IP ban), or nullopt; given the peer's
+  // address and its X-Forwarded-For header. Must not block.
+  std::function<std::optional<std::string>(std::string_view peer, std::optional<std::string_view> forwarded_for)>
+      refused;
 };
 
 struct HubStats {

@@ -1,17 +1,17 @@
 #include <algorithm>
 
+#include "mediagen/http/pipeline.hpp"
 #include "stages.hpp"
 
-namespace mediagen::http::stages {
+namespace mediagen::http {
 
-std::string client_ip(const Exchange& exchange, const std::vector<std::string>& trusted_proxies) {
-  std::string_view peer = exchange.peer_ip();
+std::string resolve_client_ip(std::string_view peer, std::optional<std::string_view> xff,
+                              const std::vector<std::string>& trusted_proxies) {
   if (peer.substr(0, 7) == "::ffff:") peer.remove_prefix(7);  // IPv4-mapped IPv6
   if (trusted_proxies.empty() ||
       std::find(trusted_proxies.begin(), trusted_proxies.end(), peer) == trusted_proxies.end()) {
     return std::string(peer);
   }
-  auto xff = exchange.request().header("X-Forwarded-For");
   if (!xff) return std::string(peer);
   std::string_view first = xff->substr(0, xff->find(','));
   while (!first.empty() && first.front() == ' ') first.remove_prefix(1);
@@ -24,6 +24,12 @@ std::string client_ip(const Exchange& exchange, const std::vector<std::string>& 
     return std::string(peer);
   }
   return std::string(first);
+}
+
+namespace stages {
+
+std::string client_ip(const Exchange& exchange, const std::vector<std::string>& trusted_proxies) {
+  return resolve_client_ip(exchange.peer_ip(), exchange.request().header("X-Forwarded-For"), trusted_proxies);
 }
 
 void split_target(std::string_view target, std::string& path, std::string_view& query) {
@@ -51,4 +57,5 @@ void split_target(std::string_view target, std::string& path, std::string_view& 
   }
 }
 
-}  // namespace mediagen::http::stages
+}  // namespace stages
+}  // namespace mediagen::http

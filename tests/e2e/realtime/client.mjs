@@ -138,7 +138,8 @@ function rawMode() {
   const url = `ws://${opts.host}:${opts.port}${path}${query ? '?' + query : ''}`;
   let autoPong = Boolean(opts.autoPong);
   // controlPong false: WebSocket-level pings go unanswered too (a truly silent client).
-  const ws = new WebSocket(url, { maxPayload: 16 * 1024 * 1024, autoPong: opts.controlPong ?? true });
+  const ws = new WebSocket(url, { maxPayload: 16 * 1024 * 1024, autoPong: opts.controlPong ?? true,
+                                  headers: opts.headers ?? {} });
   ws.on('unexpected-response', (req, res) => {
     out({ type: 'http_response', status: res.statusCode });
     res.resume();
