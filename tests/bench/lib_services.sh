@@ -6,6 +6,8 @@
 #                                   # -> postgresql://postgres@127.0.0.1:PORT/postgres
 #   start_redis DIR PORT [fast]     # no persistence -> redis://127.0.0.1:PORT/0
 #   stop_services DIR               # stops whatever of the two was started under DIR
+#   bench_server_bin ROOT           # the server binary a bench runs
+#   bench_missing_tools TOOL...     # the tools that are not on PATH
 # The optional "fast" is accepted for interface compatibility with
 # scripts/lib/services.sh, which the benchmark prefers when it exists.
 # DIR must exist. When running as root, the PostgreSQL part runs as the
@@ -104,4 +106,31 @@ stop_services() {
     fi
   fi
   return 0
+}
+
+# The server binary a bench runs: $MEDIAGEN_BIN, else build-bench/mediagen, else build/mediagen.
+# Prints its path; fails when there is none.
+bench_server_bin() {
+  local root="$1" candidate
+  if [[ -n "${MEDIAGEN_BIN:-}" ]]; then
+    [[ -x "$MEDIAGEN_BIN" ]] || return 1
+    echo "$MEDIAGEN_BIN"
+    return 0
+  fi
+  for candidate in "$root/build-bench/mediagen" "$root/build/mediagen"; do
+    if [[ -x "$candidate" ]]; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# Prints the tools among the arguments that are not on PATH (nothing when all are).
+bench_missing_tools() {
+  local tool missing=()
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+  done
+  echo "${missing[*]}"
 }

@@ -64,18 +64,11 @@ done
 [[ "$speech_rounds" =~ ^[1-9][0-9]*$ ]] || die "BENCH_SPEECH_ROUNDS must be a positive integer"
 [[ "$big_order_chunks" =~ ^[1-9][0-9]*$ ]] || die "BENCH_BIG_ORDER_CHUNKS must be a positive integer"
 
-bin="${MEDIAGEN_BIN:-}"
-if [[ -z "$bin" ]]; then
-  for candidate in "$repo_root/build-bench/mediagen" "$repo_root/build/mediagen"; do
-    if [[ -x "$candidate" ]]; then bin="$candidate"; break; fi
-  done
-fi
-[[ -n "$bin" && -x "$bin" ]] || die "no server binary (set MEDIAGEN_BIN or build build-bench/mediagen)"
-missing=()
-for tool in wrk pgbench psql curl python3 espeak-ng lame redis-server; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-((${#missing[@]} == 0)) || die "missing tool(s): ${missing[*]}"
+# shellcheck source=lib_services.sh
+source "$here/lib_services.sh"
+bin="$(bench_server_bin "$repo_root")" || die "no server binary (set MEDIAGEN_BIN or build build-bench/mediagen)"
+missing="$(bench_missing_tools wrk pgbench psql curl python3 espeak-ng lame redis-server)"
+[[ -z "$missing" ]] || die "missing tool(s): $missing"
 
 # shellcheck source=../../scripts/lib/services.sh
 source "$repo_root/scripts/lib/services.sh"

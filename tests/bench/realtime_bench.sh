@@ -47,18 +47,11 @@ delay_seconds="${BENCH_DELAY_SECONDS:-20}"
 [[ "$procs" =~ ^[1-9][0-9]*$ ]] || die "BENCH_PROCS must be a positive integer"
 [[ "$delay_seconds" =~ ^[1-9][0-9]*$ ]] || die "BENCH_DELAY_SECONDS must be a positive integer"
 
-bin="${MEDIAGEN_BIN:-}"
-if [[ -z "$bin" ]]; then
-  for candidate in "$repo_root/build-bench/mediagen" "$repo_root/build/mediagen"; do
-    if [[ -x "$candidate" ]]; then bin="$candidate"; break; fi
-  done
-fi
-[[ -n "$bin" && -x "$bin" ]] || die "no server binary (set MEDIAGEN_BIN or build build-bench/mediagen)"
-missing=()
-for tool in node npm python3 psql redis-server; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-((${#missing[@]} == 0)) || die "missing tool(s): ${missing[*]}"
+# shellcheck source=lib_services.sh
+source "$here/lib_services.sh"
+bin="$(bench_server_bin "$repo_root")" || die "no server binary (set MEDIAGEN_BIN or build build-bench/mediagen)"
+missing="$(bench_missing_tools node npm python3 psql redis-server)"
+[[ -z "$missing" ]] || die "missing tool(s): $missing"
 
 # The client harness, pinned by its lockfile; reinstalled when the lockfile or Node changes.
 bench_js="$here/realtime"

@@ -4,12 +4,7 @@
 // routes' hook after a cancel. The broadcaster is a recording double: it is the boundary.
 #include <gtest/gtest.h>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <chrono>
@@ -30,6 +25,7 @@
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/orders/routes.hpp"
 #include "support.hpp"
+#include "test_client.hpp"
 #include "test_server.hpp"
 #include "workers_fixture.hpp"
 
@@ -434,25 +430,14 @@ TEST_F(OrderEventsTest, ALostConnectionDropsAChangeAndTheNextOnesReconnect) {
 
 // ---- the write routes' hook ----
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
-using Request = bhttp::request<bhttp::string_body>;
-using Response = bhttp::response<bhttp::string_body>;
+using test::Response;
 
 Response post(std::uint16_t port, const std::string& target, const std::string& key) {
-  asio::io_context ioc;
-  asio::ip::tcp::socket socket(ioc);
-  socket.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-  Request req{bhttp::verb::post, target, 11};
-  req.set(bhttp::field::host, "127.0.0.1");
+  test::Request req{bhttp::verb::post, target, 11};
   req.set("X-API-KEY", key);
   req.prepare_payload();
-  bhttp::write(socket, req);
-  beast::flat_buffer buffer;
-  Response res;
-  bhttp::read(socket, buffer, res);
-  return res;
+  return test::TestClient(port).send(std::move(req));
 }
 
 // Orders with their money locked as creation leaves them, so a cancel moves real money.

@@ -26,6 +26,7 @@
 #include "mediagen/realtime/channel.hpp"
 #include "mediagen/realtime/channel_signer.hpp"
 #include "support.hpp"
+#include "test_client.hpp"
 #include "test_server.hpp"
 
 namespace mediagen::test {
@@ -47,28 +48,6 @@ const std::string kSocket = "1234.5678";
 const std::string kMissingOrder = "0f8fad5b-d9cb-469f-a165-70867728950e";
 const std::string kFormType = "application/x-www-form-urlencoded";
 
-class Client {
- public:
-  explicit Client(std::uint16_t port) : socket_(ioc_) {
-    socket_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-  }
-  // Errors of the write are ignored: a server that refuses a large body answers and closes
-  // before it is all sent, and the answer is still there to read.
-  Response send(Request req) {
-    req.set(bhttp::field::host, "127.0.0.1");
-    beast::error_code ec;
-    bhttp::write(socket_, req, ec);
-    bhttp::response_parser<bhttp::string_body> parser;
-    bhttp::read(socket_, buffer_, parser, ec);
-    if (ec) ADD_FAILURE() << "no answer: " << ec.message();
-    return parser.release();
-  }
-
- private:
-  asio::io_context ioc_;
-  tcp::socket socket_;
-  beast::flat_buffer buffer_;
-};
 
 // Every byte but the unreserved ones percent-encoded, as a browser's form encoder would.
 std::string form_encode(std::string_view text, bool space_as_plus = false) {
@@ -158,7 +137,7 @@ class RealtimeAuthTest : public MigratedTest {
     if (content_type) req.set(bhttp::field::content_type, *content_type);
     req.body() = body;
     req.prepare_payload();
-    Client c(port);
+    test::TestClient c(port);
     return c.send(std::move(req));
   }
   Response post_form(const auth::CreatedKey& key, const std::string& socket_id, const std::string& channel) {
@@ -471,7 +450,7 @@ TEST_F(RealtimeAuthTest, NeverSignsOrFailsOnAThousandMalformedRequests) {
     return s;
   };
 
-  Client client(port);
+  test::TestClient client(port);
   int sent = 0;
   while (sent < 1000) {
     std::string socket_id = kSocket;

@@ -27,6 +27,7 @@
 #include "mediagen/storage/local_store.hpp"
 #include "mediagen/storage/routes.hpp"
 #include "support.hpp"
+#include "test_client.hpp"
 #include "test_server.hpp"
 
 namespace mediagen::test {
@@ -47,26 +48,6 @@ const std::string kPublicUrl = "https://media.example";
 const std::string kOrderA = "orders/0f8fad5b-d9cb-469f-a165-70867728950e";
 const std::string kOrderB = "orders/7c9e6679-7425-40de-944b-e07fc1f90ae7";
 
-class Client {
- public:
-  explicit Client(std::uint16_t port) : socket_(ioc_) {
-    socket_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-  }
-  Response send(Request req) {
-    req.set(bhttp::field::host, "127.0.0.1");
-    bhttp::write(socket_, req);
-    bhttp::response_parser<bhttp::string_body> parser;
-    parser.body_limit(64 * 1024 * 1024);
-    parser.skip(req.method() == bhttp::verb::head);  // a HEAD answer declares a length, sends no body
-    bhttp::read(socket_, buffer_, parser);
-    return parser.release();
-  }
-
- private:
-  asio::io_context ioc_;
-  tcp::socket socket_;
-  beast::flat_buffer buffer_;
-};
 
 std::string header(const Response& r, std::string_view name) {
   auto it = r.find(name);
@@ -141,7 +122,7 @@ class StorageHttpTest : public MigratedTest {
   }
 
   Response send(Request req) {
-    Client c(port);
+    test::TestClient c(port);
     return c.send(std::move(req));
   }
 

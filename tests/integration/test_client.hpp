@@ -1,0 +1,31 @@
+#pragma once
+// One kept-alive HTTP/1.1 connection to an in-process test server, synchronous.
+#include <cstdint>
+#include <memory>
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+namespace mediagen::test {
+
+using Request = boost::beast::http::request<boost::beast::http::string_body>;
+using Response = boost::beast::http::response<boost::beast::http::string_body>;
+
+class TestClient {
+ public:
+  explicit TestClient(std::uint16_t port);
+  ~TestClient();
+  TestClient(const TestClient&) = delete;
+  TestClient& operator=(const TestClient&) = delete;
+
+  // Sends one request and reads its answer (bodies up to 64 MiB; a HEAD answer has none). An
+  // error while writing is ignored: a server that refuses a large body answers and closes before
+  // it is all sent, and the answer is still there to read. No answer fails the test.
+  Response send(Request req);
+
+ private:
+  struct Connection;
+  std::unique_ptr<Connection> connection_;
+};
+
+}  // namespace mediagen::test
