@@ -14,6 +14,11 @@ for tool in node npm; do
   fi
 done
 
+# Test modules run in parallel and each may call this: one installs, the others wait for it and
+# then find the stamp current (the lock is on this script's own file, so no lock file is left).
+exec 9<"$here/ensure.sh"
+flock 9
+
 stamp_file="node_modules/.mediagen-realtime-stamp"
 want_stamp="$(sha256sum package-lock.json | cut -d' ' -f1) node-$(node --version)"
 have_stamp=""
