@@ -65,7 +65,8 @@ realtime::Event order_event(const Order& order, std::int64_t seq) {
   }
   out.field("seq", seq);
   out.end_object();
-  return realtime::Event{.channel = realtime::order_channel(order.id), .name = "order.updated", .data = out.take()};
+  return realtime::Event{.channel = realtime::order_channel(order.id), .name = "order.updated", .data = out.take(),
+                         .seq = seq};
 }
 
 realtime::Event item_event(const Item& item, std::int64_t seq) {
@@ -80,7 +81,7 @@ realtime::Event item_event(const Item& item, std::int64_t seq) {
   out.field("seq", seq);
   out.end_object();
   return realtime::Event{.channel = realtime::order_channel(item.order_id), .name = "order.item.updated",
-                         .data = out.take()};
+                         .data = out.take(), .seq = seq};
 }
 
 // Ids are checked by the caller.

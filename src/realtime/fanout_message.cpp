@@ -68,7 +68,7 @@ std::optional<GrantMessage> parse_grant_message(std::string_view payload) {
   if (b == std::string_view::npos) return std::nullopt;
   const auto channel = rest.substr(0, b);
   rest.remove_prefix(b + 1);
-  if (!valid_socket_id(socket_id) || channel.size() > kMaxChannelName || !parse_channel(channel)) return std::nullopt;
+  if (!valid_socket_id(socket_id) || !parse_channel(channel)) return std::nullopt;
   auto grant = parse_grant_record(socket_id, channel, rest);
   if (!grant) return std::nullopt;
   m.grant = std::move(*grant);

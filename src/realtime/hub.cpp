@@ -203,7 +203,7 @@ void Hub::stop() { impl_->publisher.stop(); }
 void Hub::publish(Event event) {
   auto& core = *impl_->core;
   auto frame = std::make_shared<const std::string>(wire_frame(event));
-  core.deliver(event.channel, frame, event_seq(event.data));
+  core.deliver(event.channel, frame, event.seq);
   impl_->publisher.push(format_fanout(core.origin, *frame));
 }
 

@@ -187,7 +187,7 @@ void PusherSession::subscribe(const ClientMessage& m) {
     if (!existing->pending) send(subscription_succeeded_frame(m.channel));
     return;
   }
-  auto channel = m.channel.size() <= kMaxChannelName ? parse_channel(m.channel) : std::nullopt;
+  auto channel = parse_channel(m.channel);
   if (!channel) {
     refuse_subscription(m.channel.substr(0, kMaxChannelName), 403, error_code::unauthorized,
                         "Only the private channels of this server can be subscribed");
@@ -248,7 +248,7 @@ void PusherSession::complete_subscribe(const std::string& channel, std::optional
   auto held = std::move(sub->held);
   send(subscription_succeeded_frame(channel));
   if (snapshot) {
-    sub->last_seq = event_seq(snapshot->data);
+    sub->last_seq = snapshot->seq;
     send(wire_frame(*snapshot));
   }
   for (auto& [frame, seq] : held) send_in_order(*sub, std::move(frame), seq);

@@ -191,6 +191,7 @@ TEST_F(OrderEventsTest, OrderAndItemEventsShareOneSeqThatGrowsByOnePerEvent) {
     EXPECT_EQ(events[i].name, names[i]);
     EXPECT_EQ(events[i].channel, "private-order.task." + id);
     EXPECT_EQ(data_of(events[i])["seq"], static_cast<int>(i + 1)) << events[i].data;
+    EXPECT_EQ(events[i].seq, static_cast<std::int64_t>(i + 1)) << "the event carries its seq beside the data";
   }
   EXPECT_EQ(seq_of(id), 4);
 
@@ -331,6 +332,7 @@ TEST_F(OrderEventsTest, SnapshotCarriesTheCurrentSeqWithoutABump) {
   const json data = data_of(*snapshot);
   EXPECT_EQ(keys_of(data), kOrderKeys) << data;
   EXPECT_EQ(data["seq"], 2);
+  EXPECT_EQ(snapshot->seq, 2);
   EXPECT_EQ(data["status"], "in_progress");
   EXPECT_EQ(data["updated_at"], rest_order(id)["updated_at"]);
   EXPECT_EQ(seq_of(id), 2);
