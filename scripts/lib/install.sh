@@ -1,12 +1,34 @@
 # Installs the Debian packages the project needs, only those missing (apt-get update once).
 # Source it and call: install_packages build|run|test|bench
+#
+# Libraries are listed by package. Programs are listed as program:package, one list per use:
+# every program a script or a test runs must stand here, and tests/tools/install_list_test.py
+# fails when a test names one that does not (a fresh machine has none of them).
 
-_packages_build=(cmake ninja-build g++ ccache pkg-config libboost1.81-all-dev nlohmann-json3-dev
+_packages_build=(g++ pkg-config libboost1.81-all-dev nlohmann-json3-dev
   libpqxx-dev libhiredis-dev libssl-dev libspdlog-dev libhowardhinnant-date-dev libcli11-dev tzdata
-  libespeak-ng-dev espeak-ng-data libmp3lame-dev
-  postgresql redis-server python3 curl ca-certificates)
+  libespeak-ng-dev espeak-ng-data libmp3lame-dev ca-certificates)
 _packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev)
-_packages_bench=(nginx wrk espeak-ng lame)
+_packages_bench=()
+
+# The programs the scripts run (build, services, seeding).
+_programs_build=(cmake:cmake ninja:ninja-build ccache:ccache python3:python3 curl:curl
+  psql:postgresql-client pg_ctl:postgresql initdb:postgresql redis-server:redis-server
+  redis-cli:redis-tools runuser:util-linux flock:util-linux sha256sum:coreutils)
+# The programs the tests run: the e2e harness (tests/e2e/programs.py) and the test scripts.
+_programs_test=(mpg123:mpg123 node:nodejs npm:npm npx:npm bash:bash)
+# The programs the benchmarks run.
+_programs_bench=(nginx:nginx wrk:wrk espeak-ng:espeak-ng lame:lame)
+
+# install_programs build|run|test|bench: the program:package pairs of that use, one a line.
+install_programs() {
+  local pairs=("${_programs_build[@]}")
+  case "${1:-run}" in
+    test) pairs+=("${_programs_test[@]}") ;;
+    bench) pairs+=("${_programs_test[@]}" "${_programs_bench[@]}") ;;
+  esac
+  printf '%s\n' "${pairs[@]}"
+}
 
 install_packages() {
   local wanted=("${_packages_build[@]}")
@@ -14,15 +36,33 @@ install_packages() {
     test) wanted+=("${_packages_test[@]}") ;;
     bench) wanted+=("${_packages_test[@]}" "${_packages_bench[@]}") ;;
   esac
-  local missing=() p
+  local missing=() p pair
   for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
-  if [ "${1:-}" = test ] && ! command -v npm >/dev/null 2>&1; then missing+=(nodejs npm); fi
+  # A program counts as present when it is on PATH (node may come from elsewhere); pg_ctl and
+  # initdb live in PostgreSQL's versioned bin directory, so their package is what is checked.
+  while IFS= read -r pair; do
+    local prog="${pair%%:*}" pkg="${pair#*:}"
+    case "$prog" in
+      pg_ctl|initdb) dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" && continue ;;
+      *) command -v "$prog" >/dev/null 2>&1 && continue ;;
+    esac
+    [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
+  done < <(install_programs "${1:-run}")
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "installing: ${missing[*]}" >&2
   local sudo=""
   if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# require_programs NAME...: fails with the fix when a program a script runs is not installed.
+require_programs() {
+  local prog
+  for prog in "$@"; do
+    command -v "$prog" >/dev/null 2>&1 ||
+      { echo "$prog is not installed: add its package to scripts/lib/install.sh" >&2; return 2; }
+  done
 }

@@ -33,6 +33,8 @@ import unittest
 import urllib.parse
 from datetime import datetime
 
+import programs
+
 API = "/api"
 ISO_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$")
 KEY_RE = re.compile(r"^mg_[A-Za-z0-9_-]{43}$")
@@ -541,9 +543,11 @@ class Harness:
         self.bin = os.path.abspath(os.environ["MEDIAGEN_BIN"])
         if not (os.path.isfile(self.bin) and os.access(self.bin, os.X_OK)):
             raise HarnessConfigError(f"MEDIAGEN_BIN={self.bin!r} is not an executable file")
-        self.psql_bin = shutil.which("psql")
-        if not self.psql_bin:
-            raise HarnessConfigError("`psql` is not on PATH; the end-to-end tests create databases with it")
+        try:
+            programs.require_all()
+        except programs.MissingProgram as e:
+            raise HarnessConfigError(str(e)) from None
+        self.psql_bin = programs.program("psql")
         self.admin_url = os.environ["MEDIAGEN_TEST_PG_ADMIN_URL"]
         if not re.match(r"^postgres(ql)?://", self.admin_url):
             raise HarnessConfigError("MEDIAGEN_TEST_PG_ADMIN_URL must be a postgresql:// URL")

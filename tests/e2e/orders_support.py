@@ -4,6 +4,8 @@ import os
 import re
 import time
 
+from programs import program
+
 INVARIANTS_SQL = os.path.join(os.path.dirname(__file__), "..", "integration", "invariants.sql")
 
 
@@ -181,7 +183,7 @@ def decoded_duration_ms(mp3):
         src, out = os.path.join(tmp, "in.mp3"), os.path.join(tmp, "out.wav")
         with open(src, "wb") as f:
             f.write(mp3)
-        p = subprocess.run(["mpg123", "-q", "-w", out, src], capture_output=True, text=True, timeout=60)
+        p = subprocess.run([program("mpg123"), "-q", "-w", out, src], capture_output=True, text=True, timeout=60)
         assert p.returncode == 0 and os.path.exists(out), f"mpg123 failed ({p.returncode}): {p.stderr}"
         with wave.open(out, "rb") as w:
             return w.getnframes() * 1000.0 / w.getframerate()

@@ -7,7 +7,6 @@ import hashlib
 import hmac
 import json
 import os
-import shutil
 import socket
 import subprocess
 import threading
@@ -15,6 +14,7 @@ import time
 import urllib.parse
 
 from harness import API, _redis_cmd
+from programs import program
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENTS_DIR = os.path.join(HERE, "realtime")
@@ -57,9 +57,7 @@ def ensure_clients():
     with _ensure_lock:
         if _ensured:
             return
-        if not shutil.which("node"):
-            raise AssertionError("the realtime tests need Node.js 20+ (`node` is not on PATH)")
-        p = subprocess.run(["bash", os.path.join(CLIENTS_DIR, "ensure.sh")], capture_output=True, text=True,
+        p = subprocess.run([program("bash"), os.path.join(CLIENTS_DIR, "ensure.sh")], capture_output=True, text=True,
                            timeout=600, stdin=subprocess.DEVNULL)
         if p.returncode != 0:
             raise AssertionError(f"installing the realtime clients failed ({p.returncode}): {p.stderr[-2000:]}")
@@ -126,7 +124,7 @@ class NodeClient:
         self.stderr: list[str] = []
         self._cond = threading.Condition()
         self._done = False
-        self.proc = subprocess.Popen(["node", os.path.join(CLIENTS_DIR, "client.mjs"), json.dumps(opts)],
+        self.proc = subprocess.Popen([program("node"), os.path.join(CLIENTS_DIR, "client.mjs"), json.dumps(opts)],
                                      cwd=CLIENTS_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, encoding="utf-8")
         threading.Thread(target=self._read_stdout, daemon=True).start()
@@ -289,7 +287,7 @@ def run_churn(server, count: int, parallel: int = 50, channel: str | None = None
     opts = {"host": host, "port": port, "appKey": APP_KEY, "count": count, "parallel": parallel}
     if channel:
         opts.update({"channel": channel, "secret": SECRET})
-    p = subprocess.run(["node", os.path.join(CLIENTS_DIR, "churn.mjs"), json.dumps(opts)], cwd=CLIENTS_DIR,
+    p = subprocess.run([program("node"), os.path.join(CLIENTS_DIR, "churn.mjs"), json.dumps(opts)], cwd=CLIENTS_DIR,
                        capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     if p.returncode != 0:
         raise AssertionError(f"churn.mjs exited {p.returncode}: {p.stderr[-2000:]}")

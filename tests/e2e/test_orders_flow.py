@@ -14,6 +14,7 @@ import urllib.parse
 import wave
 
 from harness import E2ETestCase
+from programs import program
 from orders_support import OrderFixtures
 
 SENTENCES = [
@@ -40,7 +41,7 @@ def decode_mp3(data: bytes):
         src, dst = os.path.join(tmp, "a.mp3"), os.path.join(tmp, "a.wav")
         with open(src, "wb") as f:
             f.write(data)
-        subprocess.run(["mpg123", "-q", "-w", dst, src], check=True, timeout=120)
+        subprocess.run([program("mpg123"), "-q", "-w", dst, src], check=True, timeout=120)
         with wave.open(dst) as w:
             frames = w.readframes(w.getnframes())
             seconds = w.getnframes() / w.getframerate()

@@ -8,6 +8,7 @@ import subprocess
 import tempfile
 
 from harness import E2ETestCase, poll
+from programs import program
 from orders_support import TERMINAL_ORDER_STATUSES, OrderFixtures
 from realtime_support import NodeClient, order_channel, realtime_env
 
@@ -39,7 +40,7 @@ class PrivateRedis:
 
     def start(self):
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            [program("redis-server"), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", self.dir],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
 

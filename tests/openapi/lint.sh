@@ -12,12 +12,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
-for tool in node npm npx; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "lint.sh: '$tool' not found; install Node.js 20.19+ and npm" >&2
-    exit 2
-  fi
-done
+source "$here/../../scripts/lib/install.sh"
+require_programs node npm npx sha256sum
 
 # node_modules is reused while it was installed from this exact lockfile with
 # this Node.js version; otherwise it is reinstalled from scratch.

@@ -7,12 +7,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
-for tool in node npm; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "ensure.sh: '$tool' not found; install Node.js 20+ and npm" >&2
-    exit 2
-  fi
-done
+source "$here/../../../scripts/lib/install.sh"
+require_programs node npm flock sha256sum
 
 # Test modules run in parallel and each may call this: one installs, the others wait for it and
 # then find the stamp current (the lock is on this script's own file, so no lock file is left).

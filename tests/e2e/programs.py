@@ -1,0 +1,46 @@
+"""The external programs the end-to-end tests run, resolved in one place.
+
+Each program a test runs is named in PROGRAMS and called through `program(name)`. The harness
+checks them all before the first test (`require_all`), so a machine without one fails at once
+with the fix, not half way through a run. tests/tools/install_list_test.py checks that every
+name here is installed by scripts/lib/install.sh.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+# name -> what the tests use it for
+PROGRAMS = {
+    "psql": "creates and reads the test databases",
+    "mpg123": "decodes MP3 independently of the server",
+    "redis-server": "a private Redis that a test can kill",
+    "node": "runs the pusher-js and Laravel Echo clients",
+    "bash": "runs the clients' install script",
+}
+
+
+class MissingProgram(RuntimeError):
+    pass
+
+
+def _missing(name: str) -> str:
+    return f"{name} is not installed: add its package to scripts/lib/install.sh"
+
+
+def program(name: str) -> str:
+    """The absolute path of an external program the tests run."""
+    if name not in PROGRAMS:
+        raise MissingProgram(f"{name} is not declared in tests/e2e/programs.py PROGRAMS; declare it "
+                             "there and add its package to scripts/lib/install.sh")
+    path = shutil.which(name)
+    if not path:
+        raise MissingProgram(_missing(name))
+    return path
+
+
+def require_all() -> None:
+    """Fails with every missing program named, before any test runs."""
+    missing = [name for name in PROGRAMS if not shutil.which(name)]
+    if missing:
+        raise MissingProgram("; ".join(_missing(name) for name in missing))
