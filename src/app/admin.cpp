@@ -1,5 +1,6 @@
 // Operator commands: JSON on stdout, a one-line error on stderr and a non-zero exit otherwise.
 #include <cstdio>
+#include "mediagen/core/json_text.hpp"
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -21,7 +22,7 @@ namespace mediagen::app {
 
 namespace {
 
-void print(const nlohmann::ordered_json& j) { std::printf("%s\n", j.dump().c_str()); }
+void print(const nlohmann::ordered_json& j) { std::printf("%s\n", to_json_text(j).c_str()); }
 
 int fail(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());

@@ -1,6 +1,6 @@
 // The composition root: builds every part in dependency order, runs, and tears down in reverse.
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
+#include "mediagen/core/json_text.hpp"
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -17,6 +17,7 @@
 #include "mediagen/auth/routes.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
 #include "mediagen/cache/subscriber.hpp"
+#include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/db/migrate.hpp"
@@ -97,6 +98,19 @@ void add_realtime_gauges(http::Metrics& metrics, const realtime::Hub& hub) {
            "# TYPE mediagen_realtime_publish_failed_total counter\nmediagen_realtime_publish_failed_total " +
            std::to_string(st.publish_failed) + "\n";
   });
+}
+
+// One I/O thread: a handler that throws is reported and the thread runs on (an io_context may
+// be run again after an exception left it), so no handler can end the process.
+void run_io(asio::io_context& ioc, InfraCounters& counters) {
+  for (;;) {
+    try {
+      ioc.run();
+      return;
+    } catch (...) {
+      report_contained(&counters, Boundary::io_thread, std::current_exception());
+    }
+  }
 }
 
 }  // namespace
@@ -210,7 +224,8 @@ int serve(const Config& config, bool run_migrations) {
             log::warn("could not load active bans", {{"error", e.what()}});
           }
         });
-      });
+      },
+      &counters);
   subscriber.start();
 
   http::Router router(config.api_prefix);
@@ -223,7 +238,7 @@ int serve(const Config& config, bool run_migrations) {
       router, pool,
       {.redis_prefix = config.redis_prefix, .on_ready = [&hub](UserId user, std::string_view preview_id) {
          nlohmann::json data = {{"preview_id", preview_id}, {"status", "ready"}};
-         hub.publish({.channel = realtime::preview_channel(user), .name = "ready", .data = data.dump()});
+         hub.publish({.channel = realtime::preview_channel(user), .name = "ready", .data = to_json_text(data)});
        }});
   realtime::register_auth_routes(router, pool,
                                  {.signer = channel_signer, .on_granted = [&hub](db::Resources& r, const realtime::Grant& g) {
@@ -361,7 +376,7 @@ int serve(const Config& config, bool run_migrations) {
           }
           ioc.stop();
         },
-        asio::detached);
+        contained(&counters, Boundary::io_thread));
   });
 
   hub.start();
@@ -371,8 +386,8 @@ int serve(const Config& config, bool run_migrations) {
     wake_workers = [&workers] { workers.wake(); };
   }
   std::vector<std::thread> threads;
-  for (int i = 1; i < config.io_threads; ++i) threads.emplace_back([&] { ioc.run(); });
-  ioc.run();
+  for (int i = 1; i < config.io_threads; ++i) threads.emplace_back([&] { run_io(ioc, counters); });
+  run_io(ioc, counters);
   for (auto& t : threads) t.join();
 
   // Chunks in flight go back to the queue for another instance (or the next start).

@@ -3,16 +3,18 @@
 #include <hiredis/hiredis.h>
 #include <poll.h>
 
+#include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 
 namespace mediagen::cache {
 
 Subscriber::Subscriber(RedisOptions options, std::vector<std::string> channels, OnMessage on_message,
-                       OnConnected on_connected)
+                       OnConnected on_connected, InfraCounters* counters)
     : options_(std::move(options)),
       channels_(std::move(channels)),
       on_message_(std::move(on_message)),
-      on_connected_(std::move(on_connected)) {}
+      on_connected_(std::move(on_connected)),
+      counters_(counters) {}
 
 Subscriber::~Subscriber() { stop(); }
 
@@ -65,14 +67,15 @@ void Subscriber::loop() {
             reply.elements[0].str == "message") {
           try {
             on_message_(reply.elements[1].str, reply.elements[2].str);
-          } catch (const std::exception& e) {
-            log::warn("subscriber message handler failed", {{"error", e.what()}});
+          } catch (...) {
+            report_contained(counters_, Boundary::fanout, std::current_exception(),
+                             {{"channel", std::string_view(reply.elements[1].str)}});
           }
         }
       }
-    } catch (const std::exception& e) {
+    } catch (...) {
       if (connected_.exchange(false) || backoff_ms == 100) {
-        log::warn("redis subscriber disconnected", {{"error", e.what()}});
+        log::warn("redis subscriber disconnected", {{"error", std::string_view(describe(std::current_exception()))}});
       }
     }
     connected_ = false;

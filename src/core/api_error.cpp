@@ -102,6 +102,8 @@ ApiError ApiError::header_too_large() {
   return e;
 }
 
+ApiError ApiError::path_not_text() { return make(400, ErrorShape::plain, {"errors.path_invalid"}); }
+
 ApiError ApiError::bad_request() {
   ApiError e = make(400, ErrorShape::plain, {"errors.bad_request"});
   e.close_connection = true;

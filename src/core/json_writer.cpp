@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "mediagen/core/utf8.hpp"
+
 namespace mediagen {
 
 void append_json_string(std::string& out, std::string_view text) {
@@ -10,11 +12,27 @@ void append_json_string(std::string& out, std::string_view text) {
   out.reserve(out.size() + text.size() + 2);
   out += '"';
   std::size_t run = 0;  // start of the pending run of bytes that need no escape
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    if (c >= 0x80) {
+      // Text from outside may be anything: a byte that starts no valid sequence becomes U+FFFD,
+      // so the output is always valid JSON (what nlohmann's error_handler_t::replace does).
+      const std::size_t len = utf8_sequence_length(text.substr(i));
+      if (len != 0) {
+        i += len;
+        continue;
+      }
+      out.append(text.data() + run, i - run);
+      out += "\ufffd";
+      run = ++i;
+      continue;
+    }
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
     out.append(text.data() + run, i - run);
-    run = i + 1;
+    run = ++i;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

@@ -1,4 +1,5 @@
 #include "mediagen/core/log.hpp"
+#include "mediagen/core/json_text.hpp"
 
 #include <nlohmann/json.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -45,7 +46,7 @@ void init(std::string_view level) {
 
 bool enabled(Level level) { return spdlog::default_logger_raw()->should_log(to_spd(level)); }
 
-void write(Level level, std::string_view msg, std::initializer_list<Field> fields) {
+void write(Level level, std::string_view msg, std::span<const Field> fields) {
   if (!enabled(level)) return;
   nlohmann::json line;
   line["time"] = TimeZone::utc().format(std::chrono::system_clock::now());
@@ -54,8 +55,7 @@ void write(Level level, std::string_view msg, std::initializer_list<Field> field
   for (const auto& f : fields) {
     std::visit([&](const auto& v) { line[std::string(f.key)] = v; }, f.value);
   }
-  spdlog::default_logger_raw()->log(to_spd(level), "{}",
-                                    line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  spdlog::default_logger_raw()->log(to_spd(level), "{}", to_json_text(line));
 }
 
 }  // namespace mediagen::log

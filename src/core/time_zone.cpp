@@ -128,6 +128,11 @@ std::optional<TimePoint> parse_iso8601(std::string_view text) {
   if (!ymd.ok() || h > 23 || mi > 59 || s > 59) return std::nullopt;
   auto tp = date::sys_days{ymd} + std::chrono::hours{h} + std::chrono::minutes{mi} +
             std::chrono::seconds{s} - std::chrono::seconds{offset};
+  // TimePoint counts nanoseconds, so it holds about 1678..2262: a time outside is refused rather
+  // than converted with an overflow.
+  constexpr auto kLatest = std::chrono::floor<std::chrono::seconds>(TimePoint::max().time_since_epoch());
+  constexpr auto kEarliest = std::chrono::ceil<std::chrono::seconds>(TimePoint::min().time_since_epoch());
+  if (tp.time_since_epoch() > kLatest || tp.time_since_epoch() < kEarliest) return std::nullopt;
   return TimePoint{std::chrono::duration_cast<TimePoint::duration>(tp.time_since_epoch())};
 }
 

@@ -14,7 +14,35 @@ bool all_ascii8(const unsigned char* p) noexcept {
   return (v & 0x8080808080808080ULL) == 0;
 }
 
+// The one decoder of sequence starts: 0 when p[0..n) does not start a valid sequence.
+std::size_t sequence_length(const unsigned char* p, std::size_t n) noexcept {
+  const unsigned char b0 = p[0];
+  if (b0 < 0x80) return 1;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {  // 2 bytes; C0 and C1 would be overlong
+    return n >= 2 && is_continuation(p[1]) ? 2 : 0;
+  }
+  if (b0 >= 0xE0 && b0 <= 0xEF) {  // 3 bytes
+    if (n < 3) return 0;
+    const unsigned char b1 = p[1];
+    if (b0 == 0xE0 && (b1 < 0xA0 || b1 > 0xBF)) return 0;  // overlong
+    if (b0 == 0xED && (b1 < 0x80 || b1 > 0x9F)) return 0;  // surrogates
+    return is_continuation(b1) && is_continuation(p[2]) ? 3 : 0;
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4) {  // 4 bytes
+    if (n < 4) return 0;
+    const unsigned char b1 = p[1];
+    if (b0 == 0xF0 && (b1 < 0x90 || b1 > 0xBF)) return 0;  // overlong
+    if (b0 == 0xF4 && (b1 < 0x80 || b1 > 0x8F)) return 0;  // above U+10FFFF
+    return is_continuation(b1) && is_continuation(p[2]) && is_continuation(p[3]) ? 4 : 0;
+  }
+  return 0;  // stray continuation, C0/C1, F5..FF (5- and 6-byte forms, beyond U+10FFFF)
+}
+
 }  // namespace
+
+std::size_t utf8_sequence_length(std::string_view text) noexcept {
+  return text.empty() ? 0 : sequence_length(reinterpret_cast<const unsigned char*>(text.data()), text.size());
+}
 
 bool is_valid_utf8(std::string_view text) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
@@ -25,37 +53,26 @@ bool is_valid_utf8(std::string_view text) noexcept {
       i += 8;
       continue;
     }
-    const unsigned char b0 = p[i];
-    if (b0 < 0x80) {
-      ++i;
-      continue;
-    }
-    if (b0 >= 0xC2 && b0 <= 0xDF) {  // 2 bytes; C0 and C1 would be overlong
-      if (i + 1 >= n || !is_continuation(p[i + 1])) return false;
-      i += 2;
-      continue;
-    }
-    if (b0 >= 0xE0 && b0 <= 0xEF) {  // 3 bytes
-      if (i + 2 >= n) return false;
-      const unsigned char b1 = p[i + 1];
-      if (b0 == 0xE0 && (b1 < 0xA0 || b1 > 0xBF)) return false;       // overlong
-      if (b0 == 0xED && (b1 < 0x80 || b1 > 0x9F)) return false;       // surrogates
-      if (!is_continuation(b1) || !is_continuation(p[i + 2])) return false;
-      i += 3;
-      continue;
-    }
-    if (b0 >= 0xF0 && b0 <= 0xF4) {  // 4 bytes
-      if (i + 3 >= n) return false;
-      const unsigned char b1 = p[i + 1];
-      if (b0 == 0xF0 && (b1 < 0x90 || b1 > 0xBF)) return false;       // overlong
-      if (b0 == 0xF4 && (b1 < 0x80 || b1 > 0x8F)) return false;       // above U+10FFFF
-      if (!is_continuation(b1) || !is_continuation(p[i + 2]) || !is_continuation(p[i + 3])) return false;
-      i += 4;
-      continue;
-    }
-    return false;  // stray continuation, C0/C1, F5..FF (5- and 6-byte forms, beyond U+10FFFF)
+    const std::size_t len = sequence_length(p + i, n - i);
+    if (len == 0) return false;
+    i += len;
   }
   return true;
+}
+
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes) noexcept {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes;
+  // Step back over continuation bytes to the start of the sequence the cut falls in.
+  while (end > 0 && is_continuation(static_cast<unsigned char>(text[end]))) --end;
+  return text.substr(0, end);
+}
+
+bool is_clean_text(std::string_view text) noexcept {
+  for (char c : text) {
+    if (is_refused_control(static_cast<unsigned char>(c))) return false;
+  }
+  return is_valid_utf8(text);
 }
 
 }  // namespace mediagen

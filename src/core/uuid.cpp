@@ -36,4 +36,12 @@ std::string random_uuid() {
   return out;
 }
 
+std::string lowercase_id(std::string_view text) {
+  std::string id(text);
+  for (char& c : id) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return id;
+}
+
 }  // namespace mediagen

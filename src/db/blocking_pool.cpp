@@ -1,5 +1,6 @@
 #include "mediagen/db/blocking_pool.hpp"
 
+#include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/pg.hpp"
 
@@ -60,9 +61,10 @@ void BlockingPool::loop(std::size_t) {
     busy_.fetch_add(1, std::memory_order_relaxed);
     try {
       job(resources);
-    } catch (const std::exception& e) {
-      // Jobs report their own errors through their handlers; this is a last resort.
-      log::error("blocking job escaped an exception", {{"error", e.what()}});
+    } catch (...) {
+      // Jobs report their own errors through their handlers; this is the last resort, and the
+      // thread goes on with the next job.
+      report_contained(&counters_, Boundary::job, std::current_exception(), {{"where", "blocking pool"}});
     }
     busy_.fetch_sub(1, std::memory_order_relaxed);
   }

@@ -1,4 +1,5 @@
 #include "mediagen/http/envelope.hpp"
+#include "mediagen/core/json_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -39,7 +40,7 @@ std::string error_body(const ApiError& e, Locale locale, const TimeZone& tz) {
     }
     body["message"] = first.empty() ? render(Message{"errors.bad_request"}, locale) : first;
     body["errors"] = std::move(errors);
-    return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return to_json_text(body);
   }
   body["success"] = false;
   body["message"] = render(e.message, locale);
@@ -65,7 +66,7 @@ std::string error_body(const ApiError& e, Locale locale, const TimeZone& tz) {
         },
         value);
   }
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return to_json_text(body);
 }
 
 Response error_response(const ApiError& e, Locale locale, const TimeZone& tz) {

@@ -68,6 +68,17 @@ std::string Metrics::render() const {
   };
   counter("mediagen_key_cache_hits_total", "API key lookups answered from the in-process cache.", infra_.key_cache_hits.load());
   counter("mediagen_key_cache_misses_total", "API key lookups that went to PostgreSQL.", infra_.key_cache_misses.load());
+  counter("mediagen_api_keys_malformed_total", "API keys refused for their shape, before any lookup.",
+          infra_.keys_malformed.load());
+  out += "# HELP mediagen_contained_failures_total Unexpected failures ended at their boundary (a request, "
+         "connection, socket, fan-out message, job or I/O turn), never the process.\n"
+         "# TYPE mediagen_contained_failures_total counter\n";
+  for (std::size_t b = 0; b < kBoundaries; ++b) {
+    std::snprintf(buf, sizeof buf, "mediagen_contained_failures_total{boundary=\"%s\"} %llu\n",
+                  std::string(to_string(static_cast<Boundary>(b))).c_str(),
+                  static_cast<unsigned long long>(infra_.contained[b].load()));
+    out += buf;
+  }
   counter("mediagen_db_queries_total", "Statements sent to PostgreSQL.", infra_.db_queries.load());
   counter("mediagen_redis_commands_total", "Commands sent to Redis.", infra_.redis_commands.load());
   counter("mediagen_connections_refused_total", "Connections closed at once because the cap was reached.",

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "mediagen/cache/redis.hpp"
+#include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/pg.hpp"
 #include "mediagen/http/envelope.hpp"
@@ -25,11 +26,11 @@ boost::asio::awaitable<Response> Pipeline::handle(Exchange& exchange) {
   const auto started = std::chrono::steady_clock::now();
   const RequestView& request = exchange.request();
   RequestContext ctx{request};
-  stages::split_target(request.target(), ctx.path, ctx.query);
-  ctx.client_ip = stages::client_ip(exchange, options_.trusted_proxies);
-  apply_headers(request, ctx);
   Response response;
   try {
+    stages::split_target(request.target(), ctx.path, ctx.query);
+    ctx.client_ip = stages::client_ip(exchange, options_.trusted_proxies);
+    apply_headers(request, ctx);
     response = co_await run(exchange, ctx);
   } catch (const ApiError& e) {
     response = error_response(e, ctx.locale, ctx.tz);
@@ -39,9 +40,11 @@ boost::asio::awaitable<Response> Pipeline::handle(Exchange& exchange) {
   } catch (const cache::RedisError& e) {
     log::error("redis unavailable", {{"error", e.what()}});
     response = error_response(ApiError::unavailable(e.what()), ctx.locale, ctx.tz);
-  } catch (const std::exception& e) {
-    log::error("request failed", {{"error", e.what()}, {"path", std::string_view(ctx.path)}});
-    response = error_response(ApiError::internal_error(e.what()), ctx.locale, ctx.tz);
+  } catch (...) {
+    // Anything else is a defect: it ends this request alone, as a 500 in the envelope.
+    report_contained(&deps_.counters, Boundary::request, std::current_exception(),
+                     {{"method", request.method_text()}, {"path", std::string_view(ctx.path)}});
+    response = error_response(ApiError::internal_error("unexpected failure"), ctx.locale, ctx.tz);
   }
   response.headers.insert(response.headers.end(), ctx.response_headers.begin(), ctx.response_headers.end());
   response.headers.emplace_back("X-Timezone", std::string(ctx.tz.name()));
@@ -64,6 +67,7 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
 
   if (auto banned = stages::check_ip_ban(ctx, deps_.bans, deps_.ladder, now)) co_return fail(*banned);
 
+  if (auto refusal = stages::check_path_text(ctx)) co_return fail(*refusal);
   std::optional<ApiError> refusal;
   if (!stages::match_route(ctx, deps_.router, refusal)) {
     if (refusal) co_return fail(*refusal);
@@ -90,6 +94,7 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
     }
   }
 
+  if (auto r = stages::check_query_text(ctx)) co_return fail(*r);
   std::optional<nlohmann::json> json;
   if (exchange.has_body() || ctx.route->json_body) {
     if (auto r = co_await stages::read_body(ctx, exchange, json); !r) co_return fail(r.error());

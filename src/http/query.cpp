@@ -94,12 +94,15 @@ Result<std::int64_t> parse_integer(std::string_view field, std::string_view text
     return ApiError::validation(std::string(field), Message{"validation.integer", {{"attribute", std::string(field)}}});
   };
   if (digits.empty()) return not_integer();
-  std::int64_t value = 0;
+  // The magnitude in unsigned 64 bits, so the most negative value (-2^63) fits as well.
+  const std::uint64_t limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + (negative ? 1 : 0);
+  std::uint64_t magnitude = 0;
   bool overflow = false;
   for (char c : digits) {
     if (c < '0' || c > '9') return not_integer();
-    if (value > (std::numeric_limits<std::int64_t>::max() - (c - '0')) / 10) overflow = true;
-    if (!overflow) value = value * 10 + (c - '0');
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (magnitude > (limit - digit) / 10) overflow = true;
+    if (!overflow) magnitude = magnitude * 10 + digit;
   }
   // A number too large for 64 bits is still a number: it is out of range, not malformed.
   if (overflow) {
@@ -110,7 +113,7 @@ Result<std::int64_t> parse_integer(std::string_view field, std::string_view text
         Message{"validation.max", {{"attribute", std::string(field)},
                                    {"max", std::to_string(std::numeric_limits<std::int64_t>::max())}}});
   }
-  if (negative) value = -value;
+  const auto value = static_cast<std::int64_t>(negative ? 0 - magnitude : magnitude);  // modular: -2^63 too
   if (value < bounds.min || (bounds.max && value > *bounds.max)) return out_of_range();
   return ok(value);
 }

@@ -4,7 +4,6 @@
 #include <limits>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -22,8 +21,10 @@
 #include <mutex>
 #include <unordered_set>
 
+#include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/http/upgrade.hpp"
+#include "wire.hpp"
 
 namespace mediagen::http {
 
@@ -33,84 +34,15 @@ namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
+using wire::BeastRequest;
+using wire::Parser;
+
 namespace {
 
 using SteadyMs = std::int64_t;
 SteadyMs steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-Method to_method(bhttp::verb v) {
-  switch (v) {
-    case bhttp::verb::get: return Method::get;
-    case bhttp::verb::head: return Method::head;
-    case bhttp::verb::post: return Method::post;
-    case bhttp::verb::put: return Method::put;
-    case bhttp::verb::patch: return Method::patch;
-    case bhttp::verb::delete_: return Method::del;
-    case bhttp::verb::options: return Method::options;
-    default: return Method::other;
-  }
-}
-
-using Parser = bhttp::request_parser<bhttp::string_body>;
-
-class BeastRequest final : public RequestView {
- public:
-  explicit BeastRequest(Parser& parser) : parser_(parser) {}
-  Method method() const override { return to_method(parser_.get().method()); }
-  std::string_view method_text() const override { return parser_.get().method_string(); }
-  std::string_view target() const override { return parser_.get().target(); }
-  std::optional<std::string_view> header(std::string_view name) const override {
-    auto it = parser_.get().find(name);
-    if (it == parser_.get().end()) return std::nullopt;
-    return it->value();
-  }
-  std::string_view body() const override { return parser_.get().body(); }
-
- private:
-  Parser& parser_;
-};
-
-// Request framing that could be read two ways is refused (request smuggling): a
-// Transfer-Encoding other than plain "chunked", or one beside a Content-Length.
-bool framing_ok(const Parser& parser) {
-  const auto& h = parser.get();
-  auto te = h.find(bhttp::field::transfer_encoding);
-  if (te == h.end()) return true;
-  if (h.find(bhttp::field::content_length) != h.end()) return false;
-  return beast::iequals(te->value(), "chunked");
-}
-
-// Serialises the status line and headers; the body is written from its own buffer.
-std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length) {
-  std::string out;
-  out.reserve(160 + 48 * r.headers.size());
-  out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-  out += std::to_string(r.status);
-  out += ' ';
-  out += bhttp::obsolete_reason(static_cast<bhttp::status>(r.status));
-  out += "\r\nContent-Type: ";
-  out += r.content_type;
-  out += "\r\nContent-Length: ";
-  out += std::to_string(content_length);
-  out += "\r\n";
-  for (const auto& [k, v] : r.headers) {
-    // Values are ours, but a line break would split the response: never emit one.
-    if (k.find_first_of("\r\n:") != std::string::npos || v.find_first_of("\r\n") != std::string::npos) continue;
-    out += k;
-    out += ": ";
-    out += v;
-    out += "\r\n";
-  }
-  if (!keep_alive) {
-    out += "Connection: close\r\n";
-  } else if (version == 10) {
-    out += "Connection: keep-alive\r\n";
-  }
-  out += "\r\n";
-  return out;
 }
 
 }  // namespace
@@ -144,6 +76,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   asio::awaitable<void> accept_loop();
   asio::awaitable<void> reap_loop();
   asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<SessionState> state);
+  void start_session(tcp::socket socket, const asio::any_io_executor& ex);
+  asio::awaitable<bool> serve_requests(tcp::socket& socket, SessionState& state, const std::string& ip);
 };
 
 namespace {
@@ -225,6 +159,8 @@ class SessionExchange final : public Exchange {
 
 }  // namespace
 
+// The connection's boundary: whatever fails while serving it ends this connection alone, and its
+// bookkeeping (the session table, the open and busy counts) is always undone.
 asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<SessionState> state) {
   auto self = shared_from_this();
   beast::error_code ignored;
@@ -232,9 +168,34 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
   socket.set_option(tcp::no_delay(true), ignored);
   socket.non_blocking(true, ignored);
   state->socket = &socket;
+  metrics.connections_open.fetch_add(1, std::memory_order_relaxed);
+  bool handed_off = false;
+  try {
+    handed_off = co_await serve_requests(socket, *state, ip);
+  } catch (...) {
+    report_contained(&metrics.infra(), Boundary::connection, std::current_exception(),
+                     {{"peer", std::string_view(ip)}});
+  }
+  if (state->busy) {
+    state->busy = false;
+    busy_count.fetch_sub(1, std::memory_order_relaxed);
+  }
+  if (!handed_off) {
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    socket.close(ignored);
+  }
+  state->socket = nullptr;
+  metrics.connections_open.fetch_sub(1, std::memory_order_relaxed);
+  std::lock_guard lock(sessions_mutex);
+  sessions.erase(state);
+}
+
+// Requests one after another on a kept-alive connection; true when the socket left for the
+// upgrade handler.
+asio::awaitable<bool> Server::Impl::serve_requests(tcp::socket& socket, SessionState& st, const std::string& ip) {
+  SessionState* state = &st;
   Connection conn(socket, *state);
   beast::flat_buffer buffer;
-  metrics.connections_open.fetch_add(1, std::memory_order_relaxed);
   bool handed_off = false;
 
   for (;;) {
@@ -258,8 +219,14 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     beast::error_code ec;
     std::size_t received_head = 0;
+    wire::FoldDetector folds;
     for (;;) {
       std::size_t used = parser.put(buffer.data(), ec);
+      const auto head_bytes = buffer.data();
+      if (folds.feed(std::string_view(static_cast<const char*>(head_bytes.data()), used))) {
+        ec = bhttp::error::bad_field;
+        break;
+      }
       buffer.consume(used);
       received_head += used;
       // The cap is on the whole head, however it arrived (the parser alone checks one buffer).
@@ -283,14 +250,16 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
     bool keep_alive = false;
     bool head = false;
     unsigned version = 11;
-    if (parser.is_header_done() && !ec && !framing_ok(parser)) ec = bhttp::error::bad_transfer_encoding;
+    if (parser.is_header_done() && !ec && !wire::framing_ok(parser)) ec = bhttp::error::bad_transfer_encoding;
     if (!parser.is_header_done() || ec) {
       if (ec == bhttp::error::header_limit) {
         response = handler.refuse(431);
       } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category()) {
+        // Malformed, folded or smuggling-shaped: answered 400, and the connection is closed.
         response = handler.refuse(400);
       } else {
         busy_count.fetch_sub(1, std::memory_order_relaxed);
+        state->busy = false;
         break;  // timeout, reset or a close mid-header: nothing to answer
       }
     } else if (options.upgrade && beast::websocket::is_upgrade(parser.get()) &&
@@ -310,21 +279,14 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
       // A body left unread would be taken for the next request: close instead.
       keep_alive = parser.keep_alive() && !response.close && parser.is_done() && !stopping;
     }
-    const std::string head_bytes = serialize_head(response, version, keep_alive, response.body.size());
+    const std::string head_bytes = wire::serialize_head(response, version, keep_alive, response.body.size());
     static const std::string kEmpty;
     bool written = co_await conn.write(head_bytes, head ? kEmpty : response.body, options.read_timeout_seconds);
     busy_count.fetch_sub(1, std::memory_order_relaxed);
     state->busy = false;
     if (!written || !keep_alive) break;
   }
-  if (!handed_off) {
-    socket.shutdown(tcp::socket::shutdown_send, ignored);
-    socket.close(ignored);
-  }
-  state->socket = nullptr;
-  metrics.connections_open.fetch_sub(1, std::memory_order_relaxed);
-  std::lock_guard lock(sessions_mutex);
-  sessions.erase(state);
+  co_return handed_off;
 }
 
 asio::awaitable<void> Server::Impl::reap_loop() {
@@ -354,6 +316,22 @@ asio::awaitable<void> Server::Impl::reap_loop() {
   }
 }
 
+void Server::Impl::start_session(tcp::socket socket, const asio::any_io_executor& ex) {
+  auto state = std::make_shared<SessionState>();
+  state->executor = ex;
+  {
+    std::lock_guard lock(sessions_mutex);
+    if (sessions.size() >= options.max_connections) {
+      metrics.connections_refused.fetch_add(1, std::memory_order_relaxed);
+      beast::error_code ignored;
+      socket.close(ignored);
+      return;
+    }
+    sessions.insert(state);
+  }
+  asio::co_spawn(ex, session(std::move(socket), state), contained(&metrics.infra(), Boundary::connection));
+}
+
 asio::awaitable<void> Server::Impl::accept_loop() {
   auto self = shared_from_this();
   for (;;) {
@@ -368,19 +346,12 @@ asio::awaitable<void> Server::Impl::accept_loop() {
       co_await t.async_wait(use_tuple);
       continue;
     }
-    auto state = std::make_shared<SessionState>();
-    state->executor = ex;
-    {
-      std::lock_guard lock(sessions_mutex);
-      if (sessions.size() >= options.max_connections) {
-        metrics.connections_refused.fetch_add(1, std::memory_order_relaxed);
-        beast::error_code ignored;
-        socket.close(ignored);
-        continue;
-      }
-      sessions.insert(state);
+    try {
+      start_session(std::move(socket), ex);
+    } catch (...) {
+      // Out of memory for one more session, say: that connection is dropped, accepting goes on.
+      report_contained(&metrics.infra(), Boundary::connection, std::current_exception());
     }
-    asio::co_spawn(ex, session(std::move(socket), state), asio::detached);
   }
 }
 
@@ -396,8 +367,8 @@ void Server::start() {
   a.set_option(asio::socket_base::reuse_address(true));
   a.bind(ep);
   a.listen(asio::socket_base::max_listen_connections);
-  asio::co_spawn(impl_->ioc, impl_->accept_loop(), asio::detached);
-  asio::co_spawn(impl_->ioc, impl_->reap_loop(), asio::detached);
+  asio::co_spawn(impl_->ioc, impl_->accept_loop(), contained(&impl_->metrics.infra(), Boundary::io_thread));
+  asio::co_spawn(impl_->ioc, impl_->reap_loop(), contained(&impl_->metrics.infra(), Boundary::io_thread));
 }
 
 Endpoint Server::bound() const {

@@ -3,6 +3,7 @@
 // chunks, the lock of its estimate and the Idempotency-Key answer commit together in one
 // transaction, or nothing does.
 #include <nlohmann/json.hpp>
+#include "mediagen/core/json_text.hpp"
 
 #include "idempotency.hpp"
 #include "mediagen/billing/ledger.hpp"
@@ -54,9 +55,9 @@ Result<OperationReply> create_order(db::Db& db, cache::Redis& redis, const Calle
 
   NewOrder order;
   order.task_type = req.task_type;
-  order.config_override = req.config_override.dump();
+  order.config_override = to_json_text(req.config_override);
   order.mode = req.mode;
-  order.task_data = req.task_data.dump();
+  order.task_data = to_json_text(req.task_data);
   order.input_text = req.text;
 
   // Template access first (403 / 404); a template that no longer passes the schema is a shape

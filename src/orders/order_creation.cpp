@@ -1,4 +1,5 @@
 #include "order_creation.hpp"
+#include "mediagen/core/json_text.hpp"
 
 #include <chrono>
 
@@ -99,12 +100,11 @@ std::string engine_request_json(const templates::SpeechSetup& setup, std::string
   if (setup.effective.similarity_boost) settings["similarity_boost"] = *setup.effective.similarity_boost;
   if (setup.effective.speed) settings["speed"] = *setup.effective.speed;
   if (setup.effective.use_speaker_boost) settings["use_speaker_boost"] = *setup.effective.use_speaker_boost;
-  return nlohmann::json{{"engine", engine},
-              {"voice", setup.voice.espeak_voice},
-              {"variant", setup.voice.espeak_variant},
-              {"language", setup.language_code.value_or("")},
-              {"settings", std::move(settings)}}
-      .dump();
+  return to_json_text(nlohmann::json{{"engine", engine},
+                                     {"voice", setup.voice.espeak_voice},
+                                     {"variant", setup.voice.espeak_variant},
+                                     {"language", setup.language_code.value_or("")},
+                                     {"settings", std::move(settings)}});
 }
 
 }  // namespace

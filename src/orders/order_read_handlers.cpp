@@ -57,8 +57,9 @@ Result<OrderFilter> parse_filter(const http::Query& query) {
   return filter;
 }
 
+// An id from the path as issued: in capitals it names the same order (see lowercase_id).
 std::string param(const http::RequestContext& ctx, std::string_view name) {
-  return std::string(ctx.params.get(name).value_or(""));
+  return lowercase_id(ctx.params.get(name).value_or(""));
 }
 
 asio::awaitable<Result<http::Reply>> list(db::BlockingPool& pool, http::RequestContext& ctx) {

@@ -2,6 +2,7 @@
 // operation (one transaction) on the blocking pool, answer.
 #include <nlohmann/json.hpp>
 
+#include "mediagen/core/uuid.hpp"
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/crypto.hpp"
 #include "mediagen/db/blocking_pool.hpp"
@@ -43,8 +44,9 @@ http::Reply to_reply(const OperationReply& r) {
   return reply;
 }
 
+// An id from the path as issued: in capitals it names the same order (see lowercase_id).
 std::string param(const http::RequestContext& ctx, std::string_view name) {
-  return std::string(ctx.params.get(name).value_or(""));
+  return lowercase_id(ctx.params.get(name).value_or(""));
 }
 
 const nlohmann::json& empty_object() {
@@ -52,9 +54,10 @@ const nlohmann::json& empty_object() {
   return kEmpty;
 }
 
-// The parsed body, or {} for a body-less POST (the spec's action routes take none).
+// The parsed body, or {} for a body-less POST (the spec's action routes take none). A body that
+// is JSON null is a body of the wrong type, not a missing one.
 const nlohmann::json& body_of(const http::RequestContext& ctx) {
-  return ctx.json && !ctx.json->is_null() ? *ctx.json : empty_object();
+  return ctx.json ? *ctx.json : empty_object();
 }
 
 // Runs `op(db, redis, caller)` on the pool and answers with its reply.

@@ -1,4 +1,5 @@
 #include "mediagen/orders/preview.hpp"
+#include "mediagen/core/json_text.hpp"
 
 #include "order_pricing.hpp"
 
@@ -113,7 +114,7 @@ std::optional<std::string> page_of(std::string_view stored, std::size_t page, st
                  {"per_page", per_page},
                  {"total", total},
                  {"has_more", first + per_page < total}};
-  return out.dump();
+  return to_json_text(out);
 }
 
 }  // namespace mediagen::orders

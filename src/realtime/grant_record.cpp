@@ -17,6 +17,12 @@ bool read_int(std::string_view& text, std::int64_t& out) {
   return true;
 }
 
+// An expiry is kept as a TimePoint, which counts nanoseconds: about 292 years either side of 1970.
+// A record beyond that (Redis is shared, its content untrusted) is refused, not converted with
+// an overflow.
+constexpr std::int64_t kMaxExpiryMs =
+    std::chrono::duration_cast<std::chrono::milliseconds>(TimePoint::duration::max()).count();
+
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -50,6 +56,7 @@ std::optional<Grant> parse_grant_record(std::string_view socket_id, std::string_
   if (text.front() != ' ') return std::nullopt;
   text.remove_prefix(1);
   if (!read_int(text, expires) || !text.empty()) return std::nullopt;
+  if (expires > kMaxExpiryMs || expires < -kMaxExpiryMs) return std::nullopt;
   g.key_id = ApiKeyId{key};
   g.user = UserId{user};
   if (expires != 0) g.expires_at = TimePoint(std::chrono::milliseconds(expires));

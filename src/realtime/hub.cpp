@@ -12,6 +12,7 @@
 
 #include "fanout_message.hpp"
 #include "hub_core.hpp"
+#include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/upgrade.hpp"
@@ -32,6 +33,19 @@ class Upgrade final : public http::UpgradeHandler {
 
   void take(asio::ip::tcp::socket socket, boost::beast::http::request<boost::beast::http::string_body> request,
             std::string peer_ip) override {
+    try {
+      start_session(std::move(socket), std::move(request), peer_ip);
+    } catch (...) {
+      // That socket is closed as it unwinds; the others and the listener go on.
+      report_contained(&core_->pool.counters(), Boundary::socket, std::current_exception(),
+                       {{"peer", std::string_view(peer_ip)}, {"stage", "upgrade"}});
+    }
+  }
+
+ private:
+  void start_session(asio::ip::tcp::socket socket,
+                     boost::beast::http::request<boost::beast::http::string_body> request,
+                     const std::string& peer_ip) {
     std::optional<std::string> refusal;
     if (core_->hooks.refused) {
       std::optional<std::string_view> forwarded;
@@ -43,7 +57,6 @@ class Upgrade final : public http::UpgradeHandler {
     session->start(std::move(request), std::move(refusal));
   }
 
- private:
   std::shared_ptr<HubCore> core_;
 };
 

@@ -1,4 +1,5 @@
 #include "pusher_frames.hpp"
+#include "mediagen/core/json_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -14,8 +15,8 @@ std::string frame(std::string_view event, const json& data, std::string_view cha
   json f = {{"event", event}};
   if (!channel.empty()) f["channel"] = channel;
   // Protocol 7 carries data as a string of JSON.
-  f["data"] = data.dump();
-  return f.dump();
+  f["data"] = to_json_text(data);
+  return to_json_text(f);
 }
 
 }  // namespace
@@ -38,7 +39,7 @@ std::string error_frame(int code, std::string_view message) {
   // pusher:error is the one server event whose data is an object, not a string (pusher-js reads
   // data.code and data.message directly).
   json f = {{"event", "pusher:error"}, {"data", {{"code", code}, {"message", message}}}};
-  return f.dump();
+  return to_json_text(f);
 }
 
 std::string subscription_succeeded_frame(std::string_view channel) {

@@ -10,7 +10,9 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <boost/beast/websocket/stream_base.hpp>
 
+#include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
+#include "mediagen/core/utf8.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/realtime/channel_signer.hpp"
 #include "pusher_frames.hpp"
@@ -58,6 +60,34 @@ std::pair<int, std::string> check_target(std::string_view target, std::string_vi
 
 }  // namespace
 
+template <class Step>
+void PusherSession::contained(Step&& step) noexcept {
+  try {
+    step();
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+void PusherSession::fail(const std::exception_ptr& error) noexcept {
+  report_contained(&hub_->pool.counters(), Boundary::socket, error,
+                   {{"socket_id", std::string_view(hub_->socket_id(serial_))}});
+  try {
+    if (finished_ || close_sent_ || !open_) {
+      finish();
+      return;
+    }
+    // Only the close is said now: what was queued may be what failed. A write in flight keeps
+    // its frame until it completes.
+    queue_.resize(writing_ && !queue_.empty() ? 1 : 0);
+    close_after_ = std::make_pair(static_cast<int>(websocket::close_code::internal_error),
+                                  std::string("Internal server error"));
+    if (!writing_) do_write();
+  } catch (...) {
+    finish();
+  }
+}
+
 PusherSession::PusherSession(std::shared_ptr<HubCore> hub, asio::ip::tcp::socket socket, std::uint64_t serial)
     : hub_(std::move(hub)), ws_(std::move(socket)), serial_(serial) {}
 
@@ -95,7 +125,7 @@ void PusherSession::start(Request request, std::optional<std::string> refusal_re
       self->finish();
       return;
     }
-    self->on_accept(refusal, std::move(message));
+    self->contained([&] { self->on_accept(refusal, std::move(message)); });
   });
 }
 
@@ -122,7 +152,7 @@ void PusherSession::do_read() {
       self->finish();
       return;
     }
-    self->on_message();
+    self->contained([&] { self->on_message(); });
     if (!self->finished_) self->do_read();
   });
 }
@@ -189,7 +219,8 @@ void PusherSession::subscribe(const ClientMessage& m) {
   }
   auto channel = parse_channel(m.channel);
   if (!channel) {
-    refuse_subscription(m.channel.substr(0, kMaxChannelName), 403, error_code::unauthorized,
+    // The name is echoed so the client can match the refusal, cut where no code point splits.
+    refuse_subscription(std::string(utf8_prefix(m.channel, kMaxChannelName)), 403, error_code::unauthorized,
                         "Only the private channels of this server can be subscribed");
     return;
   }
@@ -222,18 +253,24 @@ void PusherSession::subscribe(const ClientMessage& m) {
     return;
   }
   auto hub = hub_;
+  // A snapshot that cannot be read fails the socket (1011): the client reconnects and gets one,
+  // rather than a subscription that silently lacks the current state.
   hub->pool.submit([hub, self = shared_from_this(), name = m.channel, ch = *channel,
                     grant = std::move(grant)](db::Resources& r) mutable {
     std::optional<Event> snapshot;
+    std::exception_ptr error;
     try {
       snapshot = hub->hooks.snapshot(r, ch);
-    } catch (const std::exception& e) {
-      log::warn("could not read a channel snapshot", {{"channel", name}, {"error", e.what()}});
+    } catch (...) {
+      error = std::current_exception();
     }
     auto ex = self->executor();
     asio::post(ex, [self = std::move(self), name = std::move(name), grant = std::move(grant),
-                    snapshot = std::move(snapshot)]() mutable {
-      self->complete_subscribe(name, std::move(grant), std::move(snapshot));
+                    snapshot = std::move(snapshot), error]() mutable {
+      self->contained([&] {
+        if (error) std::rethrow_exception(error);
+        self->complete_subscribe(name, std::move(grant), std::move(snapshot));
+      });
     });
   });
 }
@@ -280,14 +317,16 @@ void PusherSession::recompute_expiry() {
 }
 
 void PusherSession::deliver(const std::string& channel, const Frame& frame, std::int64_t seq) {
-  if (finished_ || close_after_) return;
-  auto* sub = find(channel);
-  if (sub == nullptr) return;
-  if (sub->pending) {
-    if (sub->held.size() < 64) sub->held.emplace_back(frame, seq);
-    return;
-  }
-  send_in_order(*sub, frame, seq);
+  contained([&] {
+    if (finished_ || close_after_) return;
+    auto* sub = find(channel);
+    if (sub == nullptr) return;
+    if (sub->pending) {
+      if (sub->held.size() < 64) sub->held.emplace_back(frame, seq);
+      return;
+    }
+    send_in_order(*sub, frame, seq);
+  });
 }
 
 void PusherSession::attach(Subscription& sub, const Grant& grant) {
@@ -299,50 +338,58 @@ void PusherSession::attach(Subscription& sub, const Grant& grant) {
 }
 
 void PusherSession::add_grant(Grant grant) {
-  if (finished_) return;
-  if (auto* sub = find(grant.channel)) {
-    attach(*sub, grant);
-    return;
-  }
-  // Bounded: a client that asks for grants it never uses cannot grow the socket.
-  if (grants_.size() >= hub_->options.max_subscriptions) grants_.erase(grants_.begin());
-  grants_.push_back(std::move(grant));
+  contained([&] {
+    if (finished_) return;
+    if (auto* sub = find(grant.channel)) {
+      attach(*sub, grant);
+      return;
+    }
+    // Bounded: a client that asks for grants it never uses cannot grow the socket.
+    if (grants_.size() >= hub_->options.max_subscriptions) grants_.erase(grants_.begin());
+    grants_.push_back(std::move(grant));
+  });
 }
 
 void PusherSession::revoke(const crypto::Sha256Digest& key) {
-  if (finished_) return;
-  for (const auto& s : subs_) {
-    if (s.key && *s.key == key) {
-      close_with(error_code::unauthorized, "The key that authorized a subscription is no longer valid");
-      return;
+  contained([&] {
+    if (finished_) return;
+    for (const auto& s : subs_) {
+      if (s.key && *s.key == key) {
+        close_with(error_code::unauthorized, "The key that authorized a subscription is no longer valid");
+        return;
+      }
     }
-  }
+  });
 }
 
 void PusherSession::check(std::int64_t now_ms, std::int64_t now_wall_ms) {
-  if (finished_ || close_after_ || !open_) return;
-  if (expires_wall_ms.load(std::memory_order_relaxed) <= now_wall_ms) {
-    close_with(error_code::unauthorized, "The key that authorized a subscription has expired");
-    return;
-  }
-  const auto pinged = ping_sent_ms.load(std::memory_order_relaxed);
-  if (pinged != 0) {
-    if (now_ms - pinged >= hub_->options.pong_timeout.count() * 1000) {
-      close_with(error_code::pong_not_received, "Pong reply not received");
+  contained([&] {
+    if (finished_ || close_after_ || !open_) return;
+    if (expires_wall_ms.load(std::memory_order_relaxed) <= now_wall_ms) {
+      close_with(error_code::unauthorized, "The key that authorized a subscription has expired");
+      return;
     }
-    return;
-  }
-  if (now_ms - last_seen_ms.load(std::memory_order_relaxed) >= hub_->options.activity_timeout.count() * 1000) {
-    ping_sent_ms.store(now_ms, std::memory_order_relaxed);
-    send(ping_frame());
-  }
+    const auto pinged = ping_sent_ms.load(std::memory_order_relaxed);
+    if (pinged != 0) {
+      if (now_ms - pinged >= hub_->options.pong_timeout.count() * 1000) {
+        close_with(error_code::pong_not_received, "Pong reply not received");
+      }
+      return;
+    }
+    if (now_ms - last_seen_ms.load(std::memory_order_relaxed) >= hub_->options.activity_timeout.count() * 1000) {
+      ping_sent_ms.store(now_ms, std::memory_order_relaxed);
+      send(ping_frame());
+    }
+  });
 }
 
 void PusherSession::close_with(int code, std::string message) {
-  if (finished_ || close_after_) return;
-  send(error_frame(code, message));
-  close_after_ = std::make_pair(code, std::move(message));
-  if (!writing_) do_write();
+  contained([&] {
+    if (finished_ || close_after_) return;
+    send(error_frame(code, message));
+    close_after_ = std::make_pair(code, std::move(message));
+    if (!writing_) do_write();
+  });
 }
 
 void PusherSession::send(Frame frame) {
@@ -365,7 +412,9 @@ void PusherSession::do_write() {
     if (close_after_ && !close_sent_) {
       close_sent_ = true;
       websocket::close_reason reason(static_cast<std::uint16_t>(close_after_->first));
-      reason.reason = close_after_->second.substr(0, 120);  // a close frame's payload is at most 125 bytes
+      // A close frame's payload is at most 125 bytes, and its reason must stay UTF-8.
+      const auto text = utf8_prefix(close_after_->second, 120);
+      reason.reason.assign(text.data(), text.size());
       writing_ = true;
       ws_.async_close(reason, [self = shared_from_this()](beast::error_code) {
         self->writing_ = false;
@@ -382,8 +431,10 @@ void PusherSession::do_write() {
       self->finish();
       return;
     }
-    if (!self->queue_.empty()) self->queue_.erase(self->queue_.begin());
-    self->do_write();
+    self->contained([&] {
+      if (!self->queue_.empty()) self->queue_.erase(self->queue_.begin());
+      self->do_write();
+    });
   });
 }
 

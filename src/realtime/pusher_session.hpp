@@ -3,6 +3,7 @@
 // only; others reach it through post/dispatch. Outbound frames go through one queue with exactly
 // one write in flight.
 #include <atomic>
+#include <exception>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -74,6 +75,12 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   void refuse_subscription(const std::string& channel, int status, int code, std::string_view message);
   Subscription* find(const std::string& channel);
   void recompute_expiry();
+
+  // Runs one step of the socket: a failure in it ends this socket alone (close 1011), never the
+  // I/O thread or another socket.
+  template <class Step>
+  void contained(Step&& step) noexcept;
+  void fail(const std::exception_ptr& error) noexcept;
 
   void send(Frame frame);
   void send(std::string text) { send(std::make_shared<const std::string>(std::move(text))); }

@@ -1,5 +1,6 @@
 // The demo catalogue as data, and its upsert.
 #include <nlohmann/json.hpp>
+#include "mediagen/core/json_text.hpp"
 
 #include "mediagen/db/pg.hpp"
 #include "mediagen/templates/seed.hpp"
@@ -179,7 +180,7 @@ std::string default_settings_schema_json() {
       {"use_speaker_boost", {{"type", "boolean"}, {"default", true}}},
       {"speed", {{"type", "number"}, {"min", 0.7}, {"max", 1.2}, {"default", 1.0}}},
   };
-  return schema.dump();
+  return to_json_text(schema);
 }
 
 CatalogueSeedReport seed_catalogue(db::Db& db, pqxx::transaction_base& tx) {

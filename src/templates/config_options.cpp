@@ -1,6 +1,7 @@
 // GET /templates/config-options: what a client needs to build a template form, read from the
 // current catalogue. Only active services, models and modes are offered.
 #include <map>
+#include "mediagen/core/json_text.hpp"
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -95,7 +96,7 @@ std::string config_options_json(db::Db& db, Locale locale) {
     out["generation_modes"] = {"ordinary", "paragraph"};
     out["currency"] = {{"code", currency.code}, {"precision", currency.precision}};
     out["defaults"] = {{"advanced_voice_settings", false}, {"generation_mode", "ordinary"}};
-    return out.dump();
+    return to_json_text(out);
   });
 }
 

@@ -1,5 +1,6 @@
 // HTTP of templates (spec 4.4): parse, call the service on the blocking pool, render.
 #include <nlohmann/json.hpp>
+#include "mediagen/core/json_text.hpp"
 
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/query.hpp"
@@ -57,8 +58,6 @@ ojson template_json(const Template& t, const http::RequestContext& ctx) {
   return j;
 }
 
-std::string dump(const ojson& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
-
 std::string path_id(const http::RequestContext& ctx) { return std::string(ctx.params.get("template").value_or("")); }
 
 }  // namespace
@@ -73,7 +72,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
         auto items = co_await pool.run(std::move(list));
         ojson data = ojson::array();
         for (const auto& t : items) data.push_back(template_json(t, ctx));
-        co_return http::Reply{.data_json = dump(data)};
+        co_return http::Reply{.data_json = to_json_text(data)};
       },
   });
 
@@ -99,7 +98,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
         data["last_page"] = std::max<std::int64_t>(1, (result.total + result.per_page - 1) / result.per_page);
         data["per_page"] = result.per_page;
         data["total"] = result.total;
-        co_return http::Reply{.data_json = dump(data)};
+        co_return http::Reply{.data_json = to_json_text(data)};
       },
   });
 
@@ -127,7 +126,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
         auto created = co_await pool.run(std::move(create));
         if (!created) co_return created.error();
         co_return http::Reply{
-            .status = 201, .message = {"templates.created"}, .data_json = dump(template_json(*created, ctx))};
+            .status = 201, .message = {"templates.created"}, .data_json = to_json_text(template_json(*created, ctx))};
       },
   });
 
@@ -141,7 +140,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
         };
         auto found = co_await pool.run(std::move(load));
         if (!found) co_return found.error();
-        co_return http::Reply{.data_json = dump(template_json(*found, ctx))};
+        co_return http::Reply{.data_json = to_json_text(template_json(*found, ctx))};
       },
   });
 
@@ -159,7 +158,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
           };
           auto updated = co_await pool.run(std::move(update));
           if (!updated) co_return updated.error();
-          co_return http::Reply{.message = {"templates.updated"}, .data_json = dump(template_json(*updated, ctx))};
+          co_return http::Reply{.message = {"templates.updated"}, .data_json = to_json_text(template_json(*updated, ctx))};
         },
     });
   }

@@ -1,4 +1,5 @@
 #include "mediagen/templates/validation.hpp"
+#include "mediagen/core/json_text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -260,7 +261,7 @@ Result<ValidatedTemplate> validate_template(const json& document, CatalogueView&
   s.advanced_voice_settings = advanced;
   s.requested = requested;
   s.effective = effective_voice_settings(*model, requested, advanced);
-  s.config_json = config_out.dump();
+  s.config_json = to_json_text(config_out);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // SQL of the voice catalogues.
 #include <nlohmann/json.hpp>
+#include "mediagen/core/json_text.hpp"
 #include <stdexcept>
 
 #include "mediagen/db/pg.hpp"
@@ -147,7 +148,7 @@ VoiceSeedReport seed_voices(db::Db& db, pqxx::transaction_base& tx, const std::v
                     {"preview_path", s.preview_path},
                     {"is_public", s.is_public}});
   }
-  const std::string payload = rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string payload = to_json_text(rows);
   // One statement for the whole catalogue; the LumVoice id is derived from (service, voice_id),
   // so an existing row keeps the same id.
   tx.exec_params(

@@ -5,6 +5,7 @@
 //           match across pages.
 // Out-of-range paging parameters are 422 naming the parameter; nothing is clamped.
 #include <nlohmann/json.hpp>
+#include "mediagen/core/json_text.hpp"
 
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/query.hpp"
@@ -42,8 +43,6 @@ ojson voice_json(const Voice& v) {
   j["public"] = v.is_public;
   return j;
 }
-
-std::string dump(const ojson& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 std::optional<std::string> text_param(const http::Query& q, std::string_view name) {
   auto v = q.get(name);
@@ -87,7 +86,7 @@ Handler shape1(db::BlockingPool& pool, std::optional<std::string> fixed_service,
     data["last_page"] = std::max<std::int64_t>(1, (slice.total + n - 1) / n);
     data["per_page"] = n;
     data["total"] = slice.total;
-    co_return http::Reply{.data_json = dump(data)};
+    co_return http::Reply{.data_json = to_json_text(data)};
   };
 }
 
@@ -116,7 +115,7 @@ Handler shape2(db::BlockingPool& pool, std::string service, std::int64_t default
     data["page"] = p;
     data["page_size"] = n;
     data["has_more"] = offset < slice.total && slice.total - offset > on_page;
-    co_return http::Reply{.data_json = dump(data)};
+    co_return http::Reply{.data_json = to_json_text(data)};
   };
 }
 
@@ -149,7 +148,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
     auto tags = co_await pool.run(std::move(read));
     ojson data = ojson::array();
     for (const auto& t : tags) data.push_back({{"code", t.code}, {"name", t.name}});
-    co_return http::Reply{.data_json = dump(data)};
+    co_return http::Reply{.data_json = to_json_text(data)};
   });
 
   add("/voices/provider_b/filters", [&pool](http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
@@ -159,7 +158,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
     for (const auto& v : values) {
       data.push_back({{"type", v.type}, {"value", v.value}, {"name", v.name}, {"count", v.count}});
     }
-    co_return http::Reply{.data_json = dump(data)};
+    co_return http::Reply{.data_json = to_json_text(data)};
   });
 
   add("/voices/{voice}", [&pool](http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
@@ -168,7 +167,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
     };
     auto voice = co_await pool.run(std::move(read));
     if (!voice) co_return ApiError::not_found();
-    co_return http::Reply{.data_json = dump(voice_json(*voice))};
+    co_return http::Reply{.data_json = to_json_text(voice_json(*voice))};
   });
 }
 

@@ -1,6 +1,7 @@
 // Completion, failure and settling of the chunk queue (see chunk_queue.hpp), and the stitch's
 // finish. Each public call is one transaction: item row first, then the order row, then money.
 #include <nlohmann/json.hpp>
+#include "mediagen/core/json_text.hpp"
 
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/workers/chunk_queue.hpp"
@@ -134,7 +135,7 @@ void settle(db::Db& db, pqxx::work& tx, const LockedOrder& o, bool item_complete
   }
 }
 
-std::string json_array(const std::vector<std::string>& items) { return nlohmann::json(items).dump(); }
+std::string json_array(const std::vector<std::string>& items) { return to_json_text(nlohmann::json(items)); }
 
 }  // namespace
 

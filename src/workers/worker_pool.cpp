@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "chunk_job.hpp"
+#include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/pg.hpp"
 #include "mediagen/workers/chunk_queue.hpp"
@@ -124,8 +125,8 @@ void listener_loop(State& s) {
           last_wake = steady_clock::now();
         }
       }
-    } catch (const std::exception& e) {
-      log::warn("queue listener: reconnecting", {{"error", e.what()}});
+    } catch (...) {
+      log::warn("queue listener: reconnecting", {{"error", std::string_view(describe(std::current_exception()))}});
       s.sleep_for(std::chrono::seconds(1));
     }
   }
@@ -156,7 +157,7 @@ void heartbeat_loop(State& s, ChunkQueue& queue, const ClaimedChunk& c, std::ato
 
 // Settles the chunk; while PostgreSQL is unreachable, tries again until the lease is surely gone
 // (then the sweeper of some instance requeues it).
-Settled settle(ChunkQueue& queue, const ClaimedChunk& c, const detail::ChunkResult& result,
+Settled settle(State& s, ChunkQueue& queue, const ClaimedChunk& c, const detail::ChunkResult& result,
                const std::atomic<std::int64_t>& lease_end_ms) {
   while (true) {
     try {
@@ -170,8 +171,9 @@ Settled settle(ChunkQueue& queue, const ClaimedChunk& c, const detail::ChunkResu
         return {};
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    } catch (const std::exception& e) {
-      log::error("settle failed", {{"item_id", c.item_id}, {"error", e.what()}});
+    } catch (...) {
+      // The lease runs out and the sweeper takes the chunk back: nothing is lost or charged twice.
+      report_contained(&s.counters, Boundary::job, std::current_exception(), {{"item_id", c.item_id}});
       return {};
     }
   }
@@ -182,8 +184,9 @@ void run_stitch(State& s, Stitcher& stitcher, ChunkQueue& queue, const StitchJob
     std::vector<StatusChange> changes;
     stitcher.stitch(queue, job, &changes);
     s.publish(changes);
-  } catch (const std::exception& e) {
-    log::error("stitch failed", {{"order_id", job.order_id}, {"error", e.what()}});
+  } catch (...) {
+    // The stitch lease runs out and the order's stitch is taken up again.
+    report_contained(&s.counters, Boundary::job, std::current_exception(), {{"order_id", job.order_id}});
   }
 }
 
@@ -198,15 +201,19 @@ void process(State& s, ChunkQueue& queue, Stitcher& stitcher, const ClaimedChunk
     std::jthread heartbeat([&](std::stop_token stop) { heartbeat_loop(s, queue, c, lease_end_ms, stop); });
     try {
       result = detail::run_chunk(c, context);
-    } catch (const std::exception& e) {
-      result = detail::ChunkFailure{FailureKind::technical, "engine_error", e.what()};
+    } catch (...) {
+      // The job's boundary: whatever the engine or the store threw fails this chunk alone, as a
+      // technical failure (its money goes back by the chunk's rules).
+      const auto error = std::current_exception();
+      report_contained(&s.counters, Boundary::job, error, {{"item_id", c.item_id}});
+      result = detail::ChunkFailure{FailureKind::technical, "engine_error", describe(error)};
     }
   }
   if (std::holds_alternative<detail::Abandoned>(result)) return;
   if (const auto* f = std::get_if<detail::ChunkFailure>(&result)) {
     log::info("chunk failed", {{"item_id", c.item_id}, {"reason", f->reason}, {"detail", f->detail}});
   }
-  const Settled settled = settle(queue, c, result, lease_end_ms);
+  const Settled settled = settle(s, queue, c, result, lease_end_ms);
   if (!settled.applied) {
     log::info("chunk result discarded: lease lost", {{"item_id", c.item_id}});
     return;
@@ -225,8 +232,8 @@ void worker_loop(State& s) {
     std::optional<ClaimedChunk> chunk;
     try {
       chunk = queue.claim(s.options.lease);
-    } catch (const std::exception& e) {
-      log::warn("claim failed", {{"error", e.what()}});
+    } catch (...) {
+      log::warn("claim failed", {{"error", std::string_view(describe(std::current_exception()))}});
       s.sleep_for(std::chrono::seconds(1));
       continue;
     }
@@ -246,8 +253,14 @@ void worker_loop(State& s) {
     if (chunk->order_started) {
       claimed.push_back({StatusChange::Subject::order, chunk->order_id, chunk->order_id, "in_progress"});
     }
-    s.publish(claimed);
-    process(s, queue, stitcher, *chunk);
+    try {
+      s.publish(claimed);
+      process(s, queue, stitcher, *chunk);
+    } catch (...) {
+      // A failure outside the engine (publishing, logging): the chunk's lease runs out and it is
+      // requeued; this worker goes on with the next one.
+      report_contained(&s.counters, Boundary::job, std::current_exception(), {{"item_id", chunk->item_id}});
+    }
     s.drop(chunk->lease_token);
   }
 }
@@ -270,8 +283,8 @@ void sweeper_loop(State& s) {
       if (cleaned.files_removed > 0 || cleaned.compensated > 0) {
         log::info("janitor", {{"files_removed", cleaned.files_removed}, {"compensated", cleaned.compensated}});
       }
-    } catch (const std::exception& e) {
-      log::warn("sweep failed", {{"error", e.what()}});
+    } catch (...) {
+      log::warn("sweep failed", {{"error", std::string_view(describe(std::current_exception()))}});
     }
   } while (s.sleep_for(s.options.sweep_interval));
 }

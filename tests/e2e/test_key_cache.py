@@ -143,3 +143,113 @@ class LongTtlTests(E2ETestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def pipelined_statuses(port, requests, batch=500):
+    """Sends raw requests on one kept-alive connection, `batch` at a time, and returns their
+    statuses in order (the server answers pipelined requests in order)."""
+    import socket
+    statuses = []
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+        buf = b""
+        for i in range(0, len(requests), batch):
+            chunk = requests[i:i + batch]
+            s.sendall(b"".join(chunk))
+            got = 0
+            while got < len(chunk):
+                head_end = buf.find(b"\r\n\r\n")
+                if head_end < 0:
+                    data = s.recv(1 << 16)
+                    if not data:
+                        raise AssertionError(f"connection closed after {len(statuses)} answers")
+                    buf += data
+                    continue
+                head = buf[:head_end].decode("latin-1")
+                length = 0
+                for line in head.split("\r\n")[1:]:
+                    name, _, value = line.partition(":")
+                    if name.strip().lower() == "content-length":
+                        length = int(value)
+                while len(buf) < head_end + 4 + length:
+                    data = s.recv(1 << 16)
+                    if not data:
+                        raise AssertionError("connection closed inside a body")
+                    buf += data
+                statuses.append(int(head.split(" ", 2)[1]))
+                buf = buf[head_end + 4 + length:]
+                got += 1
+    return statuses
+
+
+class KeyFloodTests(E2ETestCase):
+    """Random keys cost the database nothing (wrong shape) or one lookup each (right shape, unknown),
+    and never push a live key out of the cache."""
+
+    server_env = {"MEDIAGEN_KEY_CACHE_TTL_SECONDS": "3600", "MEDIAGEN_WORKERS": "0"}
+    N = 100_000
+    HOT_EVERY = 1000
+
+    @classmethod
+    def prepare(cls):
+        cls.user = cls.h.create_user()
+
+    def flood(self, keys, hot_key):
+        """Each key once, with the hot key every HOT_EVERY requests; 4 connections in parallel."""
+        import concurrent.futures
+        reqs = []
+        for i, k in enumerate(keys):
+            if i % self.HOT_EVERY == 0:
+                reqs.append(f"GET /api/key HTTP/1.1\r\nHost: t\r\nX-API-KEY: {hot_key}\r\n\r\n".encode())
+            reqs.append(b"GET /api/key HTTP/1.1\r\nHost: t\r\nX-API-KEY: " + k + b"\r\n\r\n")
+        parts = [reqs[i::4] for i in range(4)]
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda p: pipelined_statuses(self.server.public_port, p), parts))
+        statuses = [s for r in results for s in r]
+        hot = len(keys) // self.HOT_EVERY + (1 if len(keys) % self.HOT_EVERY else 0)
+        self.assertEqual(statuses.count(200), hot, "the hot key is answered every time")
+        self.assertEqual(statuses.count(401), len(keys))
+
+    def counters(self):
+        m = self.server.metrics()
+        return {n: metric_sum(m, n) for n in ("mediagen_db_queries_total", "mediagen_key_cache_misses_total",
+                                               "mediagen_key_cache_hits_total", "mediagen_api_keys_malformed_total")}
+
+    def test_random_keys_cost_no_query_or_one_lookup_and_a_hot_key_stays_cached(self):
+        import os
+        hot = self.h.create_key(self.user["id"], preset="full")["key"]
+        self.assertSuccess(self.server.api("GET", "/key", hot))  # cached now
+        alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+        # Wrong shapes: lengths, prefixes and alphabets that no key has.
+        wrong = []
+        for i in range(self.N):
+            r = os.urandom(48)
+            kind = i % 4
+            if kind == 0:
+                wrong.append(b"mg_" + bytes(alphabet[b % 64] for b in r[:42]))             # one short
+            elif kind == 1:
+                wrong.append(b"mk_" + bytes(alphabet[b % 64] for b in r[:43]))             # wrong prefix
+            elif kind == 2:
+                wrong.append(b"mg_" + bytes(alphabet[b % 64] for b in r[:42]) + b"=")      # outside base64url
+            else:
+                wrong.append(r[:20].hex().encode())                                         # anything else
+        before = self.counters()
+        self.flood(wrong, hot)
+        after = self.counters()
+        self.assertEqual(after["mediagen_db_queries_total"], before["mediagen_db_queries_total"])
+        self.assertEqual(after["mediagen_key_cache_misses_total"], before["mediagen_key_cache_misses_total"])
+        self.assertEqual(after["mediagen_api_keys_malformed_total"] - before["mediagen_api_keys_malformed_total"], self.N)
+
+        # Right shape, unknown: one lookup each, cached as unknown, and the hot key never misses.
+        unknown = [b"mg_" + bytes(alphabet[b % 64] for b in os.urandom(43)) for _ in range(self.N)]
+        before = self.counters()
+        self.flood(unknown, hot)
+        after = self.counters()
+        self.assertEqual(after["mediagen_key_cache_misses_total"] - before["mediagen_key_cache_misses_total"], self.N,
+                         "every unknown key missed once, the hot key never")
+        self.assertLessEqual(after["mediagen_db_queries_total"] - before["mediagen_db_queries_total"], self.N)
+        self.assertGreaterEqual(after["mediagen_key_cache_hits_total"] - before["mediagen_key_cache_hits_total"],
+                                self.N // self.HOT_EVERY)
+        # The lookup is by key_hash, which a unique index covers.
+        self.assertIn("(key_hash)", self.h.psql("SELECT indexdef FROM pg_indexes WHERE tablename = 'api_keys'"))
+        self.assertServerAlive()

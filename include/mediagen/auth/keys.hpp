@@ -15,6 +15,18 @@ inline constexpr std::string_view kKeyPrefix = "mg_";
 // "mg_" followed by 43 base64url characters (32 random bytes).
 std::string generate_key();
 
+// Whether text has the shape generate_key() gives. Anything else is refused before it is hashed
+// or looked up, so random input costs neither a query nor a place in the key cache.
+constexpr bool is_key_shaped(std::string_view text) noexcept {
+  constexpr std::size_t kBody = 43;
+  if (text.size() != kKeyPrefix.size() + kBody || text.substr(0, kKeyPrefix.size()) != kKeyPrefix) return false;
+  for (char c : text.substr(kKeyPrefix.size())) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 struct NewKey {
   UserId user;
   ScopeSet scopes;

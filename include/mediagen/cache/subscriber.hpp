@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mediagen/cache/redis.hpp"
+#include "mediagen/core/counters.hpp"
 
 namespace mediagen::cache {
 
@@ -18,8 +19,10 @@ class Subscriber {
   using OnMessage = std::function<void(std::string_view channel, std::string_view payload)>;
   using OnConnected = std::function<void()>;
 
+  // Messages are remote input: a handler that fails drops that one message, counted as a
+  // contained failure in counters (when given), and the subscription goes on.
   Subscriber(RedisOptions options, std::vector<std::string> channels, OnMessage on_message,
-             OnConnected on_connected);
+             OnConnected on_connected, InfraCounters* counters = nullptr);
   ~Subscriber();
   Subscriber(const Subscriber&) = delete;
   Subscriber& operator=(const Subscriber&) = delete;
@@ -34,6 +37,7 @@ class Subscriber {
   std::vector<std::string> channels_;
   OnMessage on_message_;
   OnConnected on_connected_;
+  InfraCounters* counters_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> connected_{false};
   std::thread thread_;

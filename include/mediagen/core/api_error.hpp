@@ -102,6 +102,7 @@ struct ApiError {
   static ApiError payload_too_large();
   static ApiError header_too_large();
   static ApiError bad_request();
+  static ApiError path_not_text();  // 400: the decoded path is not UTF-8 text without controls
   static ApiError unsupported_media_type();
   static ApiError internal_error(std::string internal_detail);
   static ApiError unavailable(std::string internal_detail);

@@ -2,6 +2,7 @@
 // JSON-lines logging on stderr: {"time":...,"level":...,"msg":...,<fields>}.
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string_view>
 #include <variant>
 
@@ -24,7 +25,10 @@ struct Field {
 // Configures the process logger once, at start-up; an unknown level name means info.
 void init(std::string_view level);
 bool enabled(Level level);
-void write(Level level, std::string_view msg, std::initializer_list<Field> fields);
+void write(Level level, std::string_view msg, std::span<const Field> fields);
+inline void write(Level level, std::string_view msg, std::initializer_list<Field> fields) {
+  write(level, msg, std::span<const Field>(fields.begin(), fields.size()));
+}
 
 inline void debug(std::string_view msg, std::initializer_list<Field> f = {}) { write(Level::debug, msg, f); }
 inline void info(std::string_view msg, std::initializer_list<Field> f = {}) { write(Level::info, msg, f); }

@@ -30,7 +30,8 @@ class TimeZone {
   const date::time_zone* zone_;  // null means UTC
 };
 
-// Parses ISO 8601 ("2026-01-02T03:04:05Z", "...+03:00", "2026-01-02"); nullopt when malformed.
+// Parses ISO 8601 ("2026-01-02T03:04:05Z", "...+03:00", "2026-01-02"); nullopt when malformed
+// or outside what a TimePoint holds (nanoseconds: about the years 1678 to 2262).
 std::optional<TimePoint> parse_iso8601(std::string_view text);
 
 }  // namespace mediagen

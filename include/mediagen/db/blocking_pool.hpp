@@ -94,6 +94,7 @@ class BlockingPool {
   void stop();
 
   int threads() const { return static_cast<int>(threads_.size()); }
+  InfraCounters& counters() { return counters_; }
   std::size_t busy() const { return busy_.load(std::memory_order_relaxed); }
   std::size_t queued() const;
 

@@ -23,6 +23,9 @@ class RequestView {
   virtual std::string_view target() const = 0;
   // Case-insensitive; the first value when repeated.
   virtual std::optional<std::string_view> header(std::string_view name) const = 0;
+  // How many times the header field appears (a header sent twice with different values is
+  // ambiguous where one value is expected).
+  virtual std::size_t header_count(std::string_view name) const { return header(name) ? 1 : 0; }
   // The body once the pipeline has read it (empty before).
   virtual std::string_view body() const = 0;
 };

@@ -29,6 +29,7 @@ class Metrics {
   std::atomic<std::uint64_t> connections_refused{0};
 
   std::string render() const;
+  InfraCounters& infra() { return infra_; }
 
  private:
   static constexpr std::array<double, 13> kBuckets{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,

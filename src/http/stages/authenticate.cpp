@@ -5,12 +5,16 @@ namespace mediagen::http::stages {
 
 namespace {
 
-// Only X-API-KEY counts: Authorization and Api-Key are ignored (spec 5.2).
-Result<std::string_view> presented_key(const RequestContext& ctx) {
+// Only X-API-KEY counts: Authorization and Api-Key are ignored (spec 5.2). A value that cannot be
+// one of our keys is invalid at once: no hash, no cache entry, no query.
+Result<std::string_view> presented_key(const RequestContext& ctx, InfraCounters& counters) {
   auto key = ctx.request.header("X-API-KEY");
   if (!key || key->empty()) return ApiError::api_key_missing();
-  // Real keys are 46 characters; anything far longer is not worth hashing.
-  if (key->size() > 256) return ApiError::api_key_invalid();
+  // Two keys in one request: which one would be meant is anyone's guess.
+  if (!auth::is_key_shaped(*key) || ctx.request.header_count("X-API-KEY") > 1) {
+    counters.keys_malformed.fetch_add(1, std::memory_order_relaxed);
+    return ApiError::api_key_invalid();
+  }
   return *key;
 }
 
@@ -25,7 +29,7 @@ Result<void> admit(RequestContext& ctx, std::shared_ptr<const auth::Principal> p
 
 std::optional<Result<void>> authenticate_cached(RequestContext& ctx, const auth::KeyCache& keys,
                                                 InfraCounters& counters, TimePoint now) {
-  auto key = presented_key(ctx);
+  auto key = presented_key(ctx, counters);
   if (!key) return Result<void>(key.error());
   auto cached = keys.find(crypto::sha256(*key));
   if (!cached) return std::nullopt;
@@ -35,8 +39,9 @@ std::optional<Result<void>> authenticate_cached(RequestContext& ctx, const auth:
 
 awaitable<Result<void>> authenticate_slow(RequestContext& ctx, auth::KeyCache& keys, db::BlockingPool& pool,
                                           InfraCounters& counters, TimePoint now) {
-  auto key = presented_key(ctx);
-  if (!key) co_return key.error();
+  // Reached only after authenticate_cached, which refused every key of the wrong shape.
+  auto key = ctx.request.header("X-API-KEY");
+  if (!key) co_return ApiError::api_key_missing();
   const auto digest = crypto::sha256(*key);
   counters.key_cache_misses.fetch_add(1, std::memory_order_relaxed);
   auto lookup = [digest](db::Resources& r) { return auth::find_key_by_hash(r.db, digest); };

@@ -39,6 +39,7 @@ awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::
     if (json_depth(body) > kMaxJsonDepth) co_return ApiError::validation("body", Message{"validation.too_deep"});
     auto parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) co_return ApiError::validation("body", Message{"validation.invalid_json"});
+    if (auto refusal = check_json_text(parsed)) co_return std::move(*refusal);
     json.emplace(std::move(parsed));
   }
   ctx.json = &*json;

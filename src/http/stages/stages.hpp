@@ -56,6 +56,15 @@ awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, 
 // Reads the body within the route's cap and, for JSON routes, parses it into `json`.
 awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::optional<nlohmann::json>& json);
 
+// Text from outside must be valid UTF-8 without control characters (C0 but TAB, LF, CR; DEL):
+// PostgreSQL cannot store U+0000 and nothing meaningful carries the others. The decoded path:
+// 400; a query parameter: 422 naming it ("query" when its name is bad); a string anywhere in a
+// JSON body, value or key: 422 naming its dotted path (task_data.prompt, items.0.text). Paths and
+// query parameters refuse TAB, LF and CR too.
+std::optional<ApiError> check_path_text(const RequestContext& ctx);
+std::optional<ApiError> check_query_text(const RequestContext& ctx);
+std::optional<ApiError> check_json_text(const nlohmann::json& body);
+
 // Nesting depth of a JSON text, counted without parsing (the parser recurses).
 std::size_t json_depth(std::string_view text);
 

@@ -123,39 +123,69 @@ TEST(KeyCache, IsDisabledByAZeroTtl) {
   EXPECT_FALSE(cache.find(a).has_value());
 }
 
-TEST(KeyCache, StaysWithinItsEntryLimit) {
+TEST(KeyCache, StaysWithinItsLimitsDroppingTheLeastRecentlyUsed) {
   FakeClock clock;
-  KeyCache cache(3600s, clock, 4);
+  KeyCache cache(3600s, clock, {.known = 4, .unknown = 4});
   std::vector<crypto::Sha256Digest> digests;
   for (int i = 0; i < 10; ++i) {
     const std::string key = "mg_" + std::to_string(i);
     digests.push_back(crypto::sha256(key));
     cache.put(digests.back(), principal_for(key, i, 1));
   }
-  int cached = 0;
-  for (const auto& d : digests) cached += cache.find(d).has_value() ? 1 : 0;
-  EXPECT_GE(cached, 1);
-  EXPECT_LE(cached, 4);
-  EXPECT_TRUE(cache.find(digests.back()).has_value()) << "the newest entry must be kept";
+  EXPECT_EQ(cache.size(), 4u);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(cache.find(digests[i]).has_value(), i >= 6) << i;
 }
 
-TEST(KeyCache, DropsNullEntriesFirstWhenFull) {
+TEST(KeyCache, AHitKeepsAKeyOverOlderOnes) {
   FakeClock clock;
-  KeyCache cache(3600s, clock, 3);
-  const auto real1 = crypto::sha256("mg_r1");
-  const auto real2 = crypto::sha256("mg_r2");
-  cache.put(real1, principal_for("mg_r1", 1, 1));
-  cache.put(real2, principal_for("mg_r2", 2, 1));
-  cache.put(crypto::sha256("mg_bad"), nullptr);
-  cache.put(crypto::sha256("mg_r3"), principal_for("mg_r3", 3, 1));
-  EXPECT_TRUE(cache.find(real1).has_value());
-  EXPECT_TRUE(cache.find(real2).has_value());
-  EXPECT_FALSE(cache.find(crypto::sha256("mg_bad")).has_value());
+  KeyCache cache(3600s, clock, {.known = 3, .unknown = 3});
+  const auto a = crypto::sha256("mg_a"), b = crypto::sha256("mg_b"), c = crypto::sha256("mg_c");
+  cache.put(a, principal_for("mg_a", 1, 1));
+  cache.put(b, principal_for("mg_b", 2, 1));
+  cache.put(c, principal_for("mg_c", 3, 1));
+  ASSERT_TRUE(cache.find(a).has_value());  // a is now the most recently used
+  cache.put(crypto::sha256("mg_d"), principal_for("mg_d", 4, 1));
+  EXPECT_TRUE(cache.find(a).has_value());
+  EXPECT_FALSE(cache.find(b).has_value()) << "the least recently used key goes first";
+  EXPECT_TRUE(cache.find(c).has_value());
+}
+
+TEST(KeyCache, AFloodOfUnknownKeysNeverEvictsAKnownKey) {
+  FakeClock clock;
+  KeyCache cache(3600s, clock, {.known = 2, .unknown = 3});
+  const auto real = crypto::sha256("mg_real");
+  cache.put(real, principal_for("mg_real", 1, 1));
+  std::vector<crypto::Sha256Digest> unknown;
+  for (int i = 0; i < 1000; ++i) {
+    unknown.push_back(crypto::sha256("mg_unknown_" + std::to_string(i)));
+    cache.put(unknown.back(), nullptr);
+  }
+  EXPECT_EQ(cache.size(), 4u);
+  auto found = cache.find(real);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_NE(*found, nullptr);
+  // The newest unknown keys are still answered from the cache, as null.
+  auto last = cache.find(unknown.back());
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(*last, nullptr);
+  EXPECT_FALSE(cache.find(unknown.front()).has_value());
+}
+
+TEST(KeyCache, AKeyMovesBetweenTheListsWhenItsAnswerChanges) {
+  FakeClock clock;
+  KeyCache cache(3600s, clock, {.known = 2, .unknown = 2});
+  const auto a = crypto::sha256("mg_a");
+  cache.put(a, nullptr);
+  cache.put(a, principal_for("mg_a", 1, 1));
+  EXPECT_EQ(cache.size(), 1u);
+  auto found = cache.find(a);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_NE(*found, nullptr);
 }
 
 TEST(KeyCache, IsSafeToUseFromSeveralThreads) {
   SystemClock clock;
-  KeyCache cache(3600s, clock, 64);
+  KeyCache cache(3600s, clock, {.known = 64, .unknown = 64});
   std::atomic<int> hits{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {

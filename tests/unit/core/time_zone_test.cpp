@@ -172,6 +172,17 @@ TEST(ParseIso8601, RejectsTrailingText) {
   EXPECT_FALSE(parse_iso8601("2026-11-22T20:44:45+03:00x").has_value());
 }
 
+TEST(ParseIso8601, RefusesTimesATimePointCannotHold) {
+  // TimePoint counts nanoseconds in 64 bits; a later year once overflowed the conversion (found
+  // by tests/fuzz/fuzz_params).
+  EXPECT_TRUE(parse_iso8601("2262-04-11T23:47:16Z").has_value());
+  EXPECT_TRUE(parse_iso8601("1677-09-21T00:12:44Z").has_value());
+  for (const char* text : {"2262-04-11T23:47:17Z", "9999-12-31T23:59:59-23:59", "3000-01-01", "1677-09-21T00:12:43Z",
+                           "0000-01-01T00:00:00+23:59"}) {
+    EXPECT_FALSE(parse_iso8601(text).has_value()) << "accepted '" << text << "'";
+  }
+}
+
 TEST(ParseIso8601, NeverDropsAnOffsetThatFollowsALongFraction) {
   // 71 characters: the offset lies beyond the first 64. Reading it as UTC would be three hours off;
   // the value must either keep its offset or be refused.

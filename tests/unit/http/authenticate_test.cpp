@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "http/stages/stages.hpp"
+#include "mediagen/auth/keys.hpp"
 #include "mediagen/http/envelope.hpp"
 
 namespace mediagen::http {
@@ -29,6 +30,13 @@ class FixedClock final : public Clock {
  public:
   TimePoint now() const override { return TimePoint{std::chrono::seconds{1'800'000'000}}; }
 };
+
+// A key of the shape generate_key() gives, distinct per name.
+std::string key(std::string_view name) {
+  std::string k = "mg_" + std::string(name);
+  k.resize(46, 'x');
+  return k;
+}
 
 class AuthenticateTest : public ::testing::Test {
  protected:
@@ -66,8 +74,8 @@ class AuthenticateTest : public ::testing::Test {
 };
 
 TEST_F(AuthenticateTest, AcceptsACachedKeyWithoutAStoreRoundTrip) {
-  auto p = cache_key("mg_valid");
-  auto r = authenticate("mg_valid");
+  auto p = cache_key(key("valid"));
+  auto r = authenticate(key("valid"));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(ctx.principal.get(), p.get());
   EXPECT_EQ(counters.key_cache_hits.load(), 1u);
@@ -76,7 +84,7 @@ TEST_F(AuthenticateTest, AcceptsACachedKeyWithoutAStoreRoundTrip) {
 }
 
 TEST_F(AuthenticateTest, LeavesAnUncachedKeyToTheSlowPath) {
-  EXPECT_FALSE(authenticate_cached("mg_never_seen").has_value());
+  EXPECT_FALSE(authenticate_cached(key("never_seen")).has_value());
   EXPECT_EQ(counters.key_cache_hits.load(), 0u);
   EXPECT_EQ(ctx.principal, nullptr);
 }
@@ -92,9 +100,9 @@ TEST_F(AuthenticateTest, RefusesAnEmptyKeyAsMissing) {
 }
 
 TEST_F(AuthenticateTest, ReadsOnlyTheXApiKeyHeader) {
-  cache_key("mg_valid");
+  cache_key(key("valid"));
   request.headers.emplace_back("Authorization", "Bearer mg_valid");
-  request.headers.emplace_back("Api-Key", "mg_valid");
+  request.headers.emplace_back("Api-Key", key("valid"));
   EXPECT_EQ(message_key(authenticate(std::nullopt)), "auth.api_key.missing");
 }
 
@@ -102,41 +110,63 @@ TEST_F(AuthenticateTest, RefusesAVeryLongKeyWithoutLookingItUp) {
   EXPECT_EQ(message_key(authenticate(std::string(10000, 'k'))), "auth.api_key.invalid");
 }
 
+TEST_F(AuthenticateTest, RefusesKeysOfTheWrongShapeBeforeAnyLookup) {
+  const std::string good = key("shape");
+  const std::vector<std::string> malformed = {
+      "x", good.substr(0, 45), good + "x", "MG_" + good.substr(3), "mg-" + good.substr(3),
+      good.substr(0, 10) + "=" + good.substr(11), good.substr(0, 10) + "." + good.substr(11),
+      good.substr(0, 20) + std::string("\xc3\xa9") + good.substr(22), std::string(46, 'A'),
+      good.substr(0, 30) + std::string(1, '\0') + good.substr(31)};
+  for (const auto& k : malformed) {
+    request.headers.clear();
+    EXPECT_EQ(message_key(authenticate(k)), "auth.api_key.invalid") << k;
+  }
+  EXPECT_EQ(counters.keys_malformed.load(), malformed.size());
+  EXPECT_EQ(counters.key_cache_hits.load(), 0u);
+  EXPECT_EQ(keys.size(), 0u) << "a malformed key takes no place in the cache";
+}
+
+TEST_F(AuthenticateTest, LeavesAWellFormedUnknownKeyToTheSlowPath) {
+  EXPECT_TRUE(auth::is_key_shaped(auth::generate_key()));
+  EXPECT_FALSE(authenticate_cached(auth::generate_key()).has_value());
+  EXPECT_EQ(counters.keys_malformed.load(), 0u);
+}
+
 TEST_F(AuthenticateTest, RefusesAKeyCachedAsUnknown) {
-  keys.put(crypto::sha256("mg_unknown"), nullptr);
-  EXPECT_EQ(message_key(authenticate("mg_unknown")), "auth.api_key.invalid");
+  keys.put(crypto::sha256(key("unknown")), nullptr);
+  EXPECT_EQ(message_key(authenticate(key("unknown"))), "auth.api_key.invalid");
 }
 
 TEST_F(AuthenticateTest, RefusesADisabledKey) {
-  cache_key("mg_disabled")->key_disabled = true;
-  EXPECT_EQ(message_key(authenticate("mg_disabled")), "auth.api_key.invalid");
+  cache_key(key("disabled"))->key_disabled = true;
+  EXPECT_EQ(message_key(authenticate(key("disabled"))), "auth.api_key.invalid");
 }
 
 TEST_F(AuthenticateTest, RefusesAKeyOfABlockedUser) {
-  cache_key("mg_blocked")->user_blocked = true;
-  EXPECT_EQ(message_key(authenticate("mg_blocked")), "auth.api_key.invalid");
+  cache_key(key("blocked"))->user_blocked = true;
+  EXPECT_EQ(message_key(authenticate(key("blocked"))), "auth.api_key.invalid");
 }
 
 TEST_F(AuthenticateTest, RefusesAnExpiredKey) {
-  cache_key("mg_old")->expires_at = clock.now() - 1s;
-  EXPECT_EQ(message_key(authenticate("mg_old")), "auth.api_key.expired");
+  cache_key(key("old"))->expires_at = clock.now() - 1s;
+  EXPECT_EQ(message_key(authenticate(key("old"))), "auth.api_key.expired");
 }
 
 TEST_F(AuthenticateTest, RefusesAKeyExpiringThisVerySecond) {
-  cache_key("mg_edge")->expires_at = clock.now();
-  EXPECT_EQ(message_key(authenticate("mg_edge")), "auth.api_key.expired");
+  cache_key(key("edge"))->expires_at = clock.now();
+  EXPECT_EQ(message_key(authenticate(key("edge"))), "auth.api_key.expired");
 }
 
 TEST_F(AuthenticateTest, AcceptsAKeyExpiringLater) {
-  cache_key("mg_later")->expires_at = clock.now() + 1s;
-  EXPECT_TRUE(authenticate("mg_later").has_value());
+  cache_key(key("later"))->expires_at = clock.now() + 1s;
+  EXPECT_TRUE(authenticate(key("later")).has_value());
 }
 
 TEST_F(AuthenticateTest, PrefersInvalidOverExpiredForADisabledExpiredKey) {
-  auto p = cache_key("mg_both");
+  auto p = cache_key(key("both"));
   p->key_disabled = true;
   p->expires_at = clock.now() - 1s;
-  EXPECT_EQ(message_key(authenticate("mg_both")), "auth.api_key.invalid");
+  EXPECT_EQ(message_key(authenticate(key("both"))), "auth.api_key.invalid");
 }
 
 }  // namespace

@@ -62,6 +62,17 @@ TEST(GrantRecord, RefusesDamagedRecords) {
   EXPECT_TRUE(parse_grant_record("1.2", "c", "7 5 " + std::string(64, 'a') + " 0"));
 }
 
+TEST(GrantRecord, RefusesAnExpiryATimePointCannotHold) {
+  // Milliseconds beyond about the year 2262 overflowed the conversion to nanoseconds (found by
+  // tests/fuzz/fuzz_fanout).
+  const std::string head = "7 5 " + std::string(64, 'a') + " ";
+  EXPECT_TRUE(parse_grant_record("1.2", "c", head + "9223372036854"));
+  EXPECT_TRUE(parse_grant_record("1.2", "c", head + "-9223372036854"));
+  EXPECT_FALSE(parse_grant_record("1.2", "c", head + "9223372036855"));
+  EXPECT_FALSE(parse_grant_record("1.2", "c", head + "9223372036854775807"));
+  EXPECT_FALSE(parse_grant_record("1.2", "c", head + "-9223372036854775808"));
+}
+
 }  // namespace
 }  // namespace mediagen::realtime
 

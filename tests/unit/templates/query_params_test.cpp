@@ -58,6 +58,16 @@ TEST(IntegerParam, WithoutACeilingOnlyTheMinimumApplies) {
   EXPECT_EQ(first_key(integer_param(Query::parse("page=9223372036854775808"), "page", page)), "validation.max");
 }
 
+TEST(IntegerParam, ReadsTheMostNegativeValue) {
+  // -2^63 was refused as out of range even under a minimum of INT64_MIN (found by
+  // tests/fuzz/fuzz_params).
+  const IntegerBounds any{.fallback = 0, .min = INT64_MIN, .max = INT64_MAX};
+  EXPECT_EQ(*parse_integer("n", "-9223372036854775808", any), INT64_MIN);
+  EXPECT_EQ(*parse_integer("n", "-9223372036854775807", any), -INT64_MAX);
+  EXPECT_EQ(*parse_integer("n", "-0", any), 0);
+  EXPECT_EQ(first_key(parse_integer("n", "-9223372036854775809", any)), "validation.between");
+}
+
 TEST(IntegerParam, CombinesTheErrorsOfSeveralParameters) {
   const auto q = Query::parse("page=0&per_page=500");
   const auto page = integer_param(q, "page", {.fallback = 1, .min = 1, .max = std::nullopt});

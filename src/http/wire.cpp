@@ -1,0 +1,60 @@
+#include "wire.hpp"
+
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/status.hpp>
+
+namespace mediagen::http::wire {
+
+namespace beast = boost::beast;
+
+Method to_method(bhttp::verb v) {
+  switch (v) {
+    case bhttp::verb::get: return Method::get;
+    case bhttp::verb::head: return Method::head;
+    case bhttp::verb::post: return Method::post;
+    case bhttp::verb::put: return Method::put;
+    case bhttp::verb::patch: return Method::patch;
+    case bhttp::verb::delete_: return Method::del;
+    case bhttp::verb::options: return Method::options;
+    default: return Method::other;
+  }
+}
+
+bool framing_ok(const Parser& parser) {
+  const auto& h = parser.get();
+  auto te = h.find(bhttp::field::transfer_encoding);
+  if (te == h.end()) return true;
+  if (h.find(bhttp::field::content_length) != h.end()) return false;
+  return beast::iequals(te->value(), "chunked");
+}
+
+std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length) {
+  std::string out;
+  out.reserve(160 + 48 * r.headers.size());
+  out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+  out += std::to_string(r.status);
+  out += ' ';
+  out += bhttp::obsolete_reason(static_cast<bhttp::status>(r.status));
+  out += "\r\nContent-Type: ";
+  out += r.content_type;
+  out += "\r\nContent-Length: ";
+  out += std::to_string(content_length);
+  out += "\r\n";
+  for (const auto& [k, v] : r.headers) {
+    // Values are ours, but a line break would split the response: never emit one.
+    if (k.find_first_of("\r\n:") != std::string::npos || v.find_first_of("\r\n") != std::string::npos) continue;
+    out += k;
+    out += ": ";
+    out += v;
+    out += "\r\n";
+  }
+  if (!keep_alive) {
+    out += "Connection: close\r\n";
+  } else if (version == 10) {
+    out += "Connection: keep-alive\r\n";
+  }
+  out += "\r\n";
+  return out;
+}
+
+}  // namespace mediagen::http::wire

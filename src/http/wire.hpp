@@ -1,0 +1,61 @@
+#pragma once
+// The HTTP/1.1 wire as the server reads and writes it, apart from the session's I/O: the parsed
+// request seen through RequestView, the framing and folding checks, and the response head.
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <string>
+#include <string_view>
+
+#include "mediagen/http/message.hpp"
+
+namespace mediagen::http::wire {
+
+namespace bhttp = boost::beast::http;
+using Parser = bhttp::request_parser<bhttp::string_body>;
+
+Method to_method(bhttp::verb v);
+
+class BeastRequest final : public RequestView {
+ public:
+  explicit BeastRequest(Parser& parser) : parser_(parser) {}
+  Method method() const override { return to_method(parser_.get().method()); }
+  std::string_view method_text() const override { return parser_.get().method_string(); }
+  std::string_view target() const override { return parser_.get().target(); }
+  std::optional<std::string_view> header(std::string_view name) const override {
+    auto it = parser_.get().find(name);
+    if (it == parser_.get().end()) return std::nullopt;
+    return it->value();
+  }
+  std::size_t header_count(std::string_view name) const override { return parser_.get().count(name); }
+  std::string_view body() const override { return parser_.get().body(); }
+
+ private:
+  Parser& parser_;
+};
+
+// Request framing that could be read two ways is refused (request smuggling): a
+// Transfer-Encoding other than plain "chunked", or one beside a Content-Length.
+bool framing_ok(const Parser& parser);
+
+// Obsolete line folding (a header line that starts with a space or a tab) is refused: Beast would
+// join the lines, and a proxy in front may read them otherwise (RFC 9112 5.2). Fed the head's
+// bytes in the order they arrive; true once a fold was seen.
+class FoldDetector {
+ public:
+  bool feed(std::string_view bytes) {
+    for (char c : bytes) {
+      if (after_lf_ && (c == ' ' || c == '\t')) folded_ = true;
+      after_lf_ = c == '\n';
+    }
+    return folded_;
+  }
+
+ private:
+  bool after_lf_ = false;
+  bool folded_ = false;
+};
+
+// Serialises the status line and headers; the body is written from its own buffer.
+std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length);
+
+}  // namespace mediagen::http::wire
