@@ -28,6 +28,11 @@ std::optional<std::string> first_unclean(const nlohmann::json& node, const std::
 
 }  // namespace
 
+nlohmann::json parse_untrusted_json(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
 std::optional<std::string> unclean_json_field(const nlohmann::json& body) {
   auto found = first_unclean(body, "");
   if (found && found->empty()) return std::string("body");

@@ -94,7 +94,9 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
     }
   }
 
-  if (auto r = stages::check_query_text(ctx)) co_return fail(*r);
+  if (!ctx.route->signed_query) {
+    if (auto r = stages::check_query_text(ctx)) co_return fail(*r);
+  }
   std::optional<nlohmann::json> json;
   if (exchange.has_body() || ctx.route->json_body) {
     if (auto r = co_await stages::read_body(ctx, exchange, json); !r) co_return fail(r.error());

@@ -57,7 +57,7 @@ Result<RawAuthFields> read_auth_fields(std::optional<std::string_view> content_t
     return RawAuthFields{form_field(form, "socket_id"), form_field(form, "channel_name")};
   }
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return RawAuthFields{};
-  const auto parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const auto parsed = parse_untrusted_json(body);
   if (parsed.is_discarded()) return ApiError::validation("body", Message{"validation.invalid_json"});
   if (!parsed.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
   // The rule of every JSON body (the pipeline's body stage does not read this route's body).

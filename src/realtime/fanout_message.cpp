@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grant_record.hpp"
+#include "mediagen/core/clean_json.hpp"
 #include "mediagen/realtime/channel.hpp"
 #include "pusher_frames.hpp"
 
@@ -23,7 +24,7 @@ std::optional<FanoutMessage> parse_fanout(std::string_view payload) {
   FanoutMessage m;
   m.origin = payload.substr(0, space);
   m.frame = payload.substr(space + 1);
-  const auto j = nlohmann::json::parse(m.frame, nullptr, false);
+  const auto j = parse_untrusted_json(m.frame);
   if (!j.is_object()) return std::nullopt;
   const auto ev = j.find("event");
   const auto ch = j.find("channel");

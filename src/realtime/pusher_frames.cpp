@@ -1,4 +1,5 @@
 #include "pusher_frames.hpp"
+#include "mediagen/core/clean_json.hpp"
 #include "mediagen/core/json_text.hpp"
 
 #include <nlohmann/json.hpp>
@@ -58,7 +59,7 @@ std::string pong_frame() { return R"({"event":"pusher:pong","data":"{}"})"; }
 
 ParsedClientMessage parse_client_message(std::string_view text) {
   ParsedClientMessage out;
-  json j = json::parse(text, nullptr, false);
+  json j = parse_untrusted_json(text);
   if (j.is_discarded()) return out;
   if (!j.is_object()) {
     out.error = ClientMessageError::not_object;
@@ -77,7 +78,7 @@ ParsedClientMessage parse_client_message(std::string_view text) {
   if (data != j.end()) {
     if (data->is_string()) {
       // Some clients send data as a string of JSON, as the server does.
-      parsed_data = json::parse(data->get_ref<const std::string&>(), nullptr, false);
+      parsed_data = parse_untrusted_json(data->get_ref<const std::string&>());
       if (!parsed_data.is_discarded()) d = &parsed_data;
     } else {
       d = &*data;
@@ -111,7 +112,7 @@ ParsedClientMessage parse_client_message(std::string_view text) {
 std::int64_t event_seq(std::string_view data) {
   // Cheap pre-check: most events carry no seq.
   if (data.find("\"seq\"") == std::string_view::npos) return 0;
-  json j = json::parse(data, nullptr, false);
+  json j = parse_untrusted_json(data);
   if (!j.is_object()) return 0;
   auto s = j.find("seq");
   if (s == j.end() || !s->is_number_integer()) return 0;

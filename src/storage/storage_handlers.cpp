@@ -180,6 +180,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool, StorageOption
       .method = http::Method::get,
       .pattern = "/storage/download",
       .access = http::Access::open,
+      .signed_query = true,
       .handler = [shared](http::RequestContext& ctx) { return get_download(*shared, ctx); },
   });
 }

@@ -59,6 +59,9 @@ struct Route {
   auth::Scope scope = auth::Scope::profile_read;
   std::size_t body_limit = 0;  // bytes; 0 means the route takes no body
   bool json_body = false;
+  // The query is a signed token the handler verifies as a whole (a download link): any change to
+  // it is a bad signature (403), so the query text check does not answer for it.
+  bool signed_query = false;
   Handler handler;
   std::size_t metrics_index = 0;  // set by the router
 };

@@ -1,3 +1,4 @@
+#include "mediagen/core/clean_json.hpp"
 #include "stages.hpp"
 
 namespace mediagen::http::stages {
@@ -37,7 +38,7 @@ awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::
       co_return ApiError::unsupported_media_type();
     }
     if (json_depth(body) > kMaxJsonDepth) co_return ApiError::validation("body", Message{"validation.too_deep"});
-    auto parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+    auto parsed = parse_untrusted_json(body);
     if (parsed.is_discarded()) co_return ApiError::validation("body", Message{"validation.invalid_json"});
     if (auto refusal = check_json_text(parsed)) co_return std::move(*refusal);
     json.emplace(std::move(parsed));
