@@ -15,7 +15,7 @@ Decisions where the spec is silent (asserted here):
     dotted path of that string (config.tts_settings.voice_id, task_data.prompt, note); inside an
     array or in a key, one field whose name starts with the path of its container. Unescaped
     control bytes are not JSON: errors.body. TAB, LF and CR are accepted.
-    DEL (0x7F) is not a C0 character: accepted, or refused like one.
+    DEL (0x7F) is refused like them.
   - JSON null is "absent" for optional fields and "missing" for required ones. A whole body that
     is null, an array, a string or a number is errors.body.
   - A megabyte string is 422 naming its field when the field has a smaller limit (input_text
@@ -179,9 +179,9 @@ def accepted_cases(ctx):
                       ("raw_emoji", "x\U0001F600y"), ("cyrillic", "Привет, мир.")):
         body = escaped(jdump(put(p, "input_text", M)), M, esc) if esc.isascii() else jdump(put(p, "input_text", esc))
         out.append(case(ctx, "preview", f"accepted:{name}", body, OK(), key="preview0"))
-    # DEL is not a C0 character: accepted, or refused like one
-    out.append(case(ctx, "preview", "accepted:del", escaped(jdump(put(p, "input_text", M)), M, r"a\u007fb"),
-                    ANY(OK(), V("input_text")), key="preview0"))
+    # DEL is refused like the C0 controls
+    out.append(case(ctx, "preview", "refused:del", escaped(jdump(put(p, "input_text", M)), M, r"a\u007fb"),
+                    V("input_text"), key="preview0"))
     t = routes(ctx)["template"][2]
     out.append(case(ctx, "template", "accepted:name_tab", escaped(jdump(put(t, "name", M)), M, r"A\tB"), OK(201)))
     out.append(case(ctx, "template", "accepted:name_emoji", jdump(put(t, "name", "Voice \U0001F600 é")), OK(201)))
