@@ -79,7 +79,13 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   // Runs one step of the socket: a failure in it ends this socket alone (close 1011), never the
   // I/O thread or another socket.
   template <class Step>
-  void contained(Step&& step) noexcept;
+  void contained(Step&& step) noexcept {
+    try {
+      step();
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }
   void fail(const std::exception_ptr& error) noexcept;
 
   void send(Frame frame);

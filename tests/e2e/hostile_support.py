@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from harness import API, MSG, E2ETestCase, RawConn, json_ct_ok
-from orders_support import OrderFixtures, invariant_checks, ledger_snapshot
+from orders_support import OrderFixtures, ledger_snapshot
+from realtime_support import rss_kib  # noqa: F401 (re-exported for the hostile modules)
 
 TIMEOUT = 10.0          # client timeout of one exchange (seconds)
 BIG_TIMEOUT = 30.0      # for the megabyte bodies
@@ -690,14 +691,6 @@ def _mask_big(payload: bytes, mask: bytes) -> bytes:
 # --------------------------------------------------------------------------- process resources
 
 
-def rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError(f"no VmRSS for pid {pid}")
-
-
 def _service_ports() -> set[int]:
     ports = set()
     for var, default in (("MEDIAGEN_TEST_PG_ADMIN_URL", 5432), ("MEDIAGEN_TEST_REDIS_URL", 6379)):
@@ -813,14 +806,6 @@ class HostileCase(OrderFixtures, E2ETestCase):
         except (Hang, OSError) as e:
             p.append(f"server does not answer: {e!r}")
         return p
-
-    def assertInvariantsHold(self):
-        failures = []
-        for name, sql in invariant_checks():
-            rows = self.h.psql(sql).strip()
-            if rows:
-                failures.append(f"{name}: {rows[:500]}")
-        self.assertEqual(failures, [], "ledger invariants violated")
 
 
 @dataclass

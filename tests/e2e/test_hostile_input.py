@@ -397,7 +397,7 @@ class HostileJsonBodyTests(HostileCase):
     complete_order = True   # order retry and regenerate would move money if a hostile body got through
 
     def tearDown(self):
-        self.assertInvariantsHold()
+        self.assertInvariants()
 
 
 def _add_group_tests(cls, names):

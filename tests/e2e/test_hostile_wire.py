@@ -351,7 +351,7 @@ class HostileWireTests(HostileCase):
         wire_fixtures(cls.ctx)
 
     def tearDown(self):
-        self.assertInvariantsHold()
+        self.assertInvariants()
 
     def test_uppercase_uuid_names_the_same_order(self):
         """An uppercase spelling of an issued uuid is the same order: read and cancelled as that
