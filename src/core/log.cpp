@@ -30,21 +30,30 @@ std::string_view name(Level level) {
   return "info";
 }
 
+// The process logger, built by whichever thread logs first (tests log without init). A static of
+// this library's own: its guard orders the construction before every use, on every thread.
+spdlog::logger& logger() {
+  static const std::shared_ptr<spdlog::logger> instance = [] {
+    auto l = spdlog::stderr_logger_mt("mediagen");
+    l->set_pattern("%v");
+    l->set_level(spdlog::level::info);
+    l->flush_on(spdlog::level::trace);  // lines are read by supervisors and tests as they come
+    return l;
+  }();
+  return *instance;
+}
+
 }  // namespace
 
 void init(std::string_view level) {
-  auto logger = spdlog::stderr_logger_mt("mediagen");
-  logger->set_pattern("%v");
   Level l = Level::info;
   if (level == "debug" || level == "trace") l = Level::debug;
   if (level == "warn" || level == "warning") l = Level::warn;
   if (level == "error" || level == "err") l = Level::error;
-  logger->set_level(to_spd(l));
-  logger->flush_on(spdlog::level::trace);  // lines are read by supervisors and tests as they come
-  spdlog::set_default_logger(logger);
+  logger().set_level(to_spd(l));
 }
 
-bool enabled(Level level) { return spdlog::default_logger_raw()->should_log(to_spd(level)); }
+bool enabled(Level level) { return logger().should_log(to_spd(level)); }
 
 void write(Level level, std::string_view msg, std::span<const Field> fields) {
   if (!enabled(level)) return;
@@ -55,7 +64,7 @@ void write(Level level, std::string_view msg, std::span<const Field> fields) {
   for (const auto& f : fields) {
     std::visit([&](const auto& v) { line[std::string(f.key)] = v; }, f.value);
   }
-  spdlog::default_logger_raw()->log(to_spd(level), "{}", to_json_text(line));
+  logger().log(to_spd(level), "{}", to_json_text(line));
 }
 
 }  // namespace mediagen::log

@@ -63,7 +63,9 @@ class BlockingPool {
                 ep = std::current_exception();
               }
               auto ex = boost::asio::get_associated_executor(*h);
-              boost::asio::post(ex, [h, ep]() mutable { (*h)(ep); });
+              // The exception travels on: this thread keeps no reference to it, so the last one
+              // is dropped where it is handled.
+              boost::asio::post(ex, [h, ep = std::move(ep)]() mutable { (*h)(std::move(ep)); });
             });
           },
           boost::asio::use_awaitable, std::move(fn));
@@ -80,7 +82,9 @@ class BlockingPool {
                 ep = std::current_exception();
               }
               auto ex = boost::asio::get_associated_executor(*h);
-              boost::asio::post(ex, [h, ep, v = std::move(value)]() mutable { (*h)(ep, std::move(v)); });
+              boost::asio::post(ex, [h, ep = std::move(ep), v = std::move(value)]() mutable {
+                (*h)(std::move(ep), std::move(v));
+              });
             });
           },
           boost::asio::use_awaitable, std::move(fn));
