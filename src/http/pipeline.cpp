@@ -27,6 +27,7 @@ boost::asio::awaitable<Response> Pipeline::handle(Exchange& exchange) {
   const RequestView& request = exchange.request();
   RequestContext ctx{request};
   Response response;
+  bool reported = false;  // a contained failure is logged once, where it is caught
   try {
     stages::split_target(request.target(), ctx.path, ctx.query);
     ctx.client_ip = stages::client_ip(exchange, options_.trusted_proxies);
@@ -44,6 +45,7 @@ boost::asio::awaitable<Response> Pipeline::handle(Exchange& exchange) {
     // Anything else is a defect: it ends this request alone, as a 500 in the envelope.
     report_contained(&deps_.counters, Boundary::request, std::current_exception(),
                      {{"method", request.method_text()}, {"path", std::string_view(ctx.path)}});
+    reported = true;
     response = error_response(ApiError::internal_error("unexpected failure"), ctx.locale, ctx.tz);
   }
   response.headers.insert(response.headers.end(), ctx.response_headers.begin(), ctx.response_headers.end());
@@ -51,7 +53,7 @@ boost::asio::awaitable<Response> Pipeline::handle(Exchange& exchange) {
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   deps_.metrics.observe(ctx.route ? ctx.route->metrics_index : deps_.metrics.none_index(), response.status, seconds);
-  if (response.status >= 500) {
+  if (response.status >= 500 && !reported) {
     log::warn("request answered with a server error",
               {{"status", response.status}, {"path", std::string_view(ctx.path)}});
   }
