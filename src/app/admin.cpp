@@ -77,7 +77,7 @@ int admin_seed_demo(const Config& config) {
   if (catalogue.empty()) return fail("the speech synthesiser lists no voices; is espeak-ng-data installed?");
 
   nlohmann::ordered_json out;
-  db::transact(db, [&](pqxx::work& tx) {
+  db::transact(db, [&](db::Tx& tx) {
     // The platform currency is created by the first migration; make sure it is active.
     tx.exec("UPDATE currency_assets SET is_active = true, deleted_at = NULL WHERE is_default");
     nlohmann::ordered_json assets = nlohmann::ordered_json::array();

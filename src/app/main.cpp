@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "mediagen/core/log.hpp"
+#include "mediagen/db/pg.hpp"
 
 using namespace mediagen;
 

@@ -33,7 +33,7 @@ boost::asio::awaitable<http::Response> OpsHandler::handle(http::Exchange& exchan
     auto probe = [](db::Resources& res) {
       std::pair<bool, bool> ok{false, false};
       try {
-        db::read(res.db, [&](pqxx::transaction_base& tx) { return res.db.exec_raw(tx, "SELECT 1"); });
+        db::read(res.db, [&](db::Tx& tx) { return res.db.exec_raw(tx, "SELECT 1"); });
         ok.first = true;
       } catch (const std::exception&) {
       }

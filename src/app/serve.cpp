@@ -34,7 +34,7 @@
 #include "mediagen/realtime/hub.hpp"
 #include "mediagen/storage/local_store.hpp"
 #include "mediagen/storage/routes.hpp"
-#include "mediagen/workers/chunk_queue.hpp"
+#include "mediagen/orders/work_queue.hpp"
 #include "mediagen/workers/content_check.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "mediagen/workers/worker_pool.hpp"
@@ -300,13 +300,7 @@ int serve(const Config& config, bool run_migrations) {
        .content = content_rules,
        .engine_delay = std::chrono::milliseconds(config.engine_delay_ms),
        .on_change =
-           [&order_events](const workers::StatusChange& change) {
-             order_events.changed(orders::OrderChange{
-                 .subject = change.subject == workers::StatusChange::Subject::order ? orders::OrderChange::Subject::order
-                                                                                    : orders::OrderChange::Subject::item,
-                 .id = change.id,
-                 .order_id = change.order_id});
-           }},
+           [&order_events](const orders::OrderChange& change) { order_events.changed(change); }},
       speech, store, config.database_url, counters);
 
   http::Metrics metrics(counters);

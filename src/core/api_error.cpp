@@ -44,6 +44,48 @@ std::string_view to_string(Reason reason) {
   return "";
 }
 
+int status_of(Reason reason) noexcept {
+  switch (reason) {
+    case Reason::none: return 400;
+    case Reason::endpoint_not_found:
+    case Reason::not_reseller:
+    case Reason::gift_code_not_found: return 404;
+    case Reason::ip_banned:
+    case Reason::rate_limit_exceeded:
+    case Reason::token_quota_exceeded:
+    case Reason::limit_exceeded:
+    case Reason::concurrency_limit_exceeded:
+    case Reason::policy_cooldown_active: return 429;
+    case Reason::insufficient_balance:
+    case Reason::insufficient_funds:
+    case Reason::insufficient_allowance:
+    case Reason::no_subscription:
+    case Reason::payg_topup_required: return 402;
+    case Reason::template_access_denied: return 403;
+    case Reason::quote_mismatch:
+    case Reason::active_retry_exists:
+    case Reason::stitch_in_progress:
+    case Reason::gift_code_cancel_window_expired:
+    case Reason::gift_code_not_cancellable:
+    case Reason::idempotency_key_reused: return 409;
+    case Reason::invalid_order_status:
+    case Reason::invalid_status:
+    case Reason::max_attempts_reached:
+    case Reason::generative_not_supported:
+    case Reason::nothing_to_retry:
+    case Reason::text_over_capacity:
+    case Reason::content_blocked:
+    case Reason::input_expired:
+    case Reason::retry_config_outdated:
+    case Reason::service_not_found:
+    case Reason::template_model_outdated:
+    case Reason::source_file_required:
+    case Reason::source_file_unsupported: return 422;
+    case Reason::service_maintenance: return 503;
+  }
+  return 500;  // unreachable: every reason is listed above
+}
+
 namespace {
 ApiError make(int status, ErrorShape shape, Message message) {
   ApiError e;
@@ -129,7 +171,7 @@ ApiError ApiError::unavailable(std::string internal_detail) {
 
 ApiError ApiError::ip_banned(TimePoint banned_until, std::int64_t retry_after, std::int64_t step,
                              std::vector<std::int64_t> ladder_seconds) {
-  ApiError e = refusal(429, Reason::ip_banned);
+  ApiError e = refused(Reason::ip_banned);
   e.with("retry_after", retry_after)
       .with("banned_until", banned_until)
       .with("ban_step", step)
@@ -139,7 +181,7 @@ ApiError ApiError::ip_banned(TimePoint banned_until, std::int64_t retry_after, s
 }
 
 ApiError ApiError::rate_limited(std::int64_t retry_after) {
-  ApiError e = refusal(429, Reason::rate_limit_exceeded);
+  ApiError e = refused(Reason::rate_limit_exceeded);
   e.with("retry_after", retry_after);
   e.headers.emplace_back("Retry-After", std::to_string(retry_after));
   return e;
@@ -147,7 +189,7 @@ ApiError ApiError::rate_limited(std::int64_t retry_after) {
 
 ApiError ApiError::token_window_exceeded(std::string window, std::int64_t limit, std::int64_t used,
                                          std::int64_t requested, TimePoint reset_at, std::int64_t retry_after) {
-  ApiError e = refusal(429, Reason::token_quota_exceeded);
+  ApiError e = refused(Reason::token_quota_exceeded);
   e.message = Message{"errors.token_window_exceeded"};
   e.with("window", std::move(window))
       .with("limit", limit)
@@ -160,7 +202,7 @@ ApiError ApiError::token_window_exceeded(std::string window, std::int64_t limit,
 }
 
 ApiError ApiError::token_pool_exhausted(std::int64_t limit, std::int64_t used, std::int64_t requested) {
-  ApiError e = refusal(429, Reason::token_quota_exceeded);
+  ApiError e = refused(Reason::token_quota_exceeded);
   e.with("window", std::string("quota"))
       .with("limit", limit)
       .with("used", used)
@@ -187,9 +229,21 @@ ApiError& ApiError::add_field(std::string field, Message message) {
   return *this;
 }
 
-ApiError ApiError::refusal(int status, Reason reason) {
-  ApiError e = make(status, ErrorShape::domain, {"errors." + std::string(to_string(reason))});
+ApiError ApiError::refused(Reason reason) {
+  ApiError e = make(status_of(reason), ErrorShape::domain, {"errors." + std::string(to_string(reason))});
   e.reason = reason;
+  return e;
+}
+
+ApiError ApiError::retry_config_outdated_on_order() {
+  ApiError e = refused(Reason::retry_config_outdated);
+  e.status = 400;
+  return e;
+}
+
+ApiError ApiError::order_not_cancellable() {
+  ApiError e = refused(Reason::none);
+  e.message = Message{"errors.order_not_cancellable"};
   return e;
 }
 

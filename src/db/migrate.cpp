@@ -28,7 +28,7 @@ MigrationReport migrate(Db& db, const std::vector<Migration>& migrations) {
   };
   try {
     std::set<int> done;
-    transact(db, [&](pqxx::work& tx) {
+    transact(db, [&](Tx& tx) {
       db.exec_raw(tx,
                   "CREATE TABLE IF NOT EXISTS schema_migrations ("
                   " version integer PRIMARY KEY, name text NOT NULL,"
@@ -39,7 +39,7 @@ MigrationReport migrate(Db& db, const std::vector<Migration>& migrations) {
     });
     for (const auto& m : migrations) {
       if (done.count(m.version)) continue;
-      transact(db, [&](pqxx::work& tx) {
+      transact(db, [&](Tx& tx) {
         db.exec_raw(tx, m.sql);
         db.count();
         tx.exec_params("INSERT INTO schema_migrations(version, name) VALUES ($1, $2)", m.version, m.name);

@@ -5,7 +5,7 @@
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/connection.hpp"
 #include "mediagen/http/envelope.hpp"
 #include "stages/stages.hpp"
 

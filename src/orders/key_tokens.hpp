@@ -4,9 +4,10 @@
 // back unless the operation keeps it (its transaction committed), so a refused or rolled-back
 // operation counts nothing.
 #include <cstdint>
+#include <optional>
 
 #include "mediagen/cache/token_window.hpp"
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/db.hpp"
 #include "mediagen/orders/orders.hpp"
 
 namespace mediagen::orders {
@@ -18,9 +19,9 @@ class KeyTokens {
   KeyTokens& operator=(const KeyTokens&) = delete;
   ~KeyTokens();
 
-  // Throws Refused with 429 token_quota_exceeded (a window, or the pool with window "quota").
+  // A refusal, 429 token_quota_exceeded (a window, or the pool with window "quota"), or nothing.
   // Safe to call again when the transaction is retried: the windows are counted once.
-  void take(db::Db& db, pqxx::work& tx, std::int64_t tokens);
+  [[nodiscard]] std::optional<ApiError> take(db::Db& db, db::Tx& tx, std::int64_t tokens);
   // The operation committed: what the windows counted stays counted.
   void keep() noexcept { kept_ = true; }
 

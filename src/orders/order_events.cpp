@@ -1,4 +1,5 @@
-// The order channel's events: the seq bump, the payloads and the publisher thread.
+// The order channel's events: the payloads and the publisher thread (the SQL is in
+// order_event_store.cpp).
 #include "mediagen/orders/order_events.hpp"
 
 #include <chrono>
@@ -11,43 +12,16 @@
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/core/uuid.hpp"
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/connection.hpp"
+#include "mediagen/db/transact.hpp"
 #include "mediagen/orders/order_json.hpp"
 #include "mediagen/realtime/channel.hpp"
-#include "order_rows.hpp"
+#include "order_event_store.hpp"
 
 namespace mediagen::orders {
 namespace {
 
 using std::chrono::steady_clock;
-
-// The bump takes the order row's lock, which every change of the order's status takes too, and
-// RETURNING gives the row's newest version (PostgreSQL re-reads a row that changed while the
-// UPDATE waited for it): the status sent is the one current when the seq was assigned.
-// event_seq is in no index, so this is a HOT update; updated_at stays as it is.
-const db::Statement kBumpOrder{
-    "order_events_bump_order",
-    "UPDATE orders SET event_seq = event_seq + 1 WHERE id = $1::uuid RETURNING event_seq, " MG_ORDER_COLUMNS};
-
-// An item's event: the bump (only when the item belongs to the order, so a bad note leaves no
-// gap in the seqs), then, in the same transaction, the item read by a statement of its own.
-// Its snapshot is taken while this transaction holds the order row's lock, so it is newer than
-// the snapshot of every event of the order with a lower seq: item statuses never go back in
-// seq order, even though an item's status can change without the order row's lock.
-const db::Statement kBumpForItem{
-    "order_events_bump_for_item",
-    "UPDATE orders SET event_seq = event_seq + 1 WHERE id = $1::uuid"
-    " AND EXISTS (SELECT 1 FROM order_items WHERE id = $2::uuid AND order_id = $1::uuid)"
-    " RETURNING event_seq"};
-const db::Statement kItem{"order_events_item", "SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE id = $1::uuid"};
-
-const db::Statement kSnapshot{"order_events_snapshot",
-                              "SELECT event_seq, " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid"};
-
-// The session of the publisher's connection. synchronous_commit: see the header. lock_timeout:
-// an order row held for long by a stuck transaction drops that order's change instead of
-// holding up the events of every other order behind it.
-constexpr const char* kSessionSetup = "SET synchronous_commit = off; SET lock_timeout = '5s'";
 
 // After a lost connection, changes are dropped without an attempt for this long.
 constexpr auto kReconnectPause = std::chrono::seconds(1);
@@ -86,19 +60,15 @@ realtime::Event item_event(const Item& item, std::int64_t seq) {
 
 // Ids are checked by the caller.
 std::optional<realtime::Event> bump_order(db::Db& db, const std::string& order_id) {
-  const auto rows = db::read(db, [&](pqxx::transaction_base& tx) { return db.exec(tx, kBumpOrder, order_id); });
-  if (rows.empty()) return std::nullopt;
-  return order_event(order_from_row(rows[0].slice(1, 1 + kOrderColumns)), rows[0][0].as<std::int64_t>());
+  auto bumped = bump_order_seq(db, order_id);
+  if (!bumped) return std::nullopt;
+  return order_event(bumped->value, bumped->seq);
 }
 
 std::optional<realtime::Event> bump_item(db::Db& db, const std::string& order_id, const std::string& item_id) {
-  return db::transact(db, [&](pqxx::work& tx) -> std::optional<realtime::Event> {
-    const auto bumped = db.exec(tx, kBumpForItem, order_id, item_id);
-    if (bumped.empty()) return std::nullopt;
-    const auto rows = db.exec(tx, kItem, item_id);
-    if (rows.empty()) return std::nullopt;  // cannot happen: items are never deleted
-    return item_event(item_from_row(rows[0]), bumped[0][0].as<std::int64_t>());
-  });
+  auto bumped = bump_item_seq(db, order_id, item_id);
+  if (!bumped) return std::nullopt;
+  return item_event(bumped->value, bumped->seq);
 }
 
 // The publisher's connection and what it knows about it.
@@ -161,7 +131,7 @@ struct OrderEventPublisher::State {
     std::optional<realtime::Event> event;
     try {
       if (!link.session_ready) {
-        db::read(link.db, [&](pqxx::transaction_base& tx) { link.db.exec_raw(tx, kSessionSetup); });
+        prepare_event_session(link.db);
         link.session_ready = true;
         if (link.paused_drops > 0) {
           log::warn("order events dropped while the database was unavailable", {{"count", link.paused_drops}});
@@ -240,10 +210,9 @@ void OrderEventPublisher::changed(std::vector<OrderChange> changes) { state_->pu
 
 std::optional<realtime::Event> order_snapshot(db::Db& db, std::string_view order_id) {
   if (!is_uuid(order_id)) return std::nullopt;
-  const auto rows =
-      db::read(db, [&](pqxx::transaction_base& tx) { return db.exec(tx, kSnapshot, std::string(order_id)); });
-  if (rows.empty()) return std::nullopt;
-  return order_event(order_from_row(rows[0].slice(1, 1 + kOrderColumns)), rows[0][0].as<std::int64_t>());
+  auto current = read_order_seq(db, std::string(order_id));
+  if (!current) return std::nullopt;
+  return order_event(current->value, current->seq);
 }
 
 }  // namespace mediagen::orders

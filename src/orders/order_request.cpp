@@ -65,7 +65,7 @@ void read_task_data(CreateRequest& r) {
     read_integer(r, r.task_data, "top", 1, 50);
     // The audio comes as multipart input_files[]; a JSON body never carries it (spec 4.1.1:
     // refused before any charge).
-    r.refusal = ApiError::refusal(422, Reason::source_file_required);
+    r.refusal = ApiError::refused(Reason::source_file_required);
   }
 }
 
@@ -110,7 +110,7 @@ Result<CreateRequest> read_create_request(const json& body) {
   if (task_type) {
     const std::string* name = task_type->is_string() ? &task_type->get_ref<const std::string&>() : nullptr;
     if (name && is_task_type(*name) && !is_orderable_task_type(*name)) {
-      r.refusal = ApiError::refusal(422, Reason::service_not_found);
+      r.refusal = ApiError::refused(Reason::service_not_found);
     } else if (!name || !is_orderable_task_type(*name)) {
       r.errors.add("task_type", Message{"validation.in", {{"attribute", "task_type"}, {"values", "sfx, music, voice_search"}}});
     } else if (template_id && *name != "tts") {
@@ -145,6 +145,18 @@ Result<CreateRequest> read_create_request(const json& body) {
     r.errors.add("quote_token", msg("validation.string", "quote_token"));
   }
   return r;
+}
+
+}  // namespace mediagen::orders
+
+namespace mediagen::orders {
+
+std::optional<std::string> valid_idempotency_key(std::string_view header) noexcept {
+  if (header.empty() || header.size() > 255) return std::nullopt;
+  for (const char c : header) {
+    if (c < 0x21 || c > 0x7e) return std::nullopt;
+  }
+  return std::string(header);
 }
 
 }  // namespace mediagen::orders

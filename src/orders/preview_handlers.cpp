@@ -76,7 +76,7 @@ Result<PreviewRequest> parse_post(const nlohmann::json& body) {
     const bool order_only = type->is_string() &&
                             std::find(std::begin(kFilterOnly), std::end(kFilterOnly),
                                       type->get_ref<const std::string&>()) != std::end(kFilterOnly);
-    if (order_only) return ApiError::refusal(422, Reason::service_not_found);
+    if (order_only) return ApiError::refused(Reason::service_not_found);
     if (!known) {
       fail("task_type", Message{"validation.in", {{"attribute", "task_type"}, {"values", "tts, sfx, music, voice_search"}}});
     } else {

@@ -1,7 +1,7 @@
 #include "preview_settings.hpp"
 
 #include "mediagen/billing/ledger.hpp"
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/transact.hpp"
 #include "mediagen/templates/templates.hpp"
 
 namespace mediagen::orders {
@@ -12,7 +12,7 @@ namespace {
 constexpr std::size_t kPromptCapacity = 5000;
 
 void set_currency(db::Db& db, PreviewSettings& s) {
-  auto asset = db::read(db, [&](pqxx::transaction_base& tx) { return billing::default_asset(db, tx); });
+  auto asset = db::read(db, [&](db::Tx& tx) { return billing::default_asset(db, tx); });
   s.currency_code = asset.code;
   s.currency_precision = asset.precision;
 }

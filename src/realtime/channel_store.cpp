@@ -15,7 +15,7 @@ const db::Statement kOwnsOrder{"realtime_owns_order",
 }  // namespace
 
 bool owns_order(db::Db& db, UserId user, std::string_view order_id) {
-  return db::read(db, [&](pqxx::transaction_base& tx) {
+  return db::read(db, [&](db::Tx& tx) {
     return !db.exec(tx, kOwnsOrder, std::string(order_id), user.value).empty();
   });
 }

@@ -99,19 +99,19 @@ ServiceCatalogue from_row(const pqxx::row& r) {
 
 }  // namespace
 
-std::optional<ServiceCatalogue> load_service(db::Db& db, pqxx::transaction_base& tx, std::string_view key) {
+std::optional<ServiceCatalogue> load_service(db::Db& db, db::Tx& tx, std::string_view key) {
   auto rows = db.exec(tx, kServiceByKey, std::string(key));
   if (rows.empty()) return std::nullopt;
   return from_row(rows[0]);
 }
 
-std::vector<ServiceCatalogue> load_services(db::Db& db, pqxx::transaction_base& tx, bool voice_services_only) {
+std::vector<ServiceCatalogue> load_services(db::Db& db, db::Tx& tx, bool voice_services_only) {
   std::vector<ServiceCatalogue> out;
   for (const auto& row : db.exec(tx, kServices, voice_services_only)) out.push_back(from_row(row));
   return out;
 }
 
-std::optional<CatalogueVoice> find_voice(db::Db& db, pqxx::transaction_base& tx, std::int64_t service_id,
+std::optional<CatalogueVoice> find_voice(db::Db& db, db::Tx& tx, std::int64_t service_id,
                                          std::string_view voice_id) {
   auto rows = db.exec(tx, kVoice, service_id, std::string(voice_id));
   if (rows.empty()) return std::nullopt;
@@ -120,7 +120,7 @@ std::optional<CatalogueVoice> find_voice(db::Db& db, pqxx::transaction_base& tx,
                         r[3].as<std::string>(), r[4].as<std::string>(), r[5].as<std::string>()};
 }
 
-std::vector<LanguageName> language_names(db::Db& db, pqxx::transaction_base& tx, Locale locale) {
+std::vector<LanguageName> language_names(db::Db& db, db::Tx& tx, Locale locale) {
   std::vector<LanguageName> out;
   for (const auto& r : db.exec(tx, kLanguages, std::string(locale_code(locale)))) {
     out.push_back({r[0].as<std::string>(), r[1].as<std::string>()});
@@ -129,7 +129,7 @@ std::vector<LanguageName> language_names(db::Db& db, pqxx::transaction_base& tx,
 }
 
 std::optional<ServiceCatalogue> find_service(db::Db& db, std::string_view key) {
-  return db::read(db, [&](pqxx::transaction_base& tx) { return load_service(db, tx, key); });
+  return db::read(db, [&](db::Tx& tx) { return load_service(db, tx, key); });
 }
 
 }  // namespace mediagen::templates

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/transact.hpp"
 #include "mediagen/templates/templates.hpp"
 #include "mediagen/billing/ledger.hpp"
 
@@ -42,7 +42,7 @@ ojson settings_schema_json(const Model& m) {
 }  // namespace
 
 std::string config_options_json(db::Db& db, Locale locale) {
-  return db::read(db, [&](pqxx::transaction_base& tx) {
+  return db::read(db, [&](db::Tx& tx) {
     const auto services = load_services(db, tx, /*voice_services_only=*/true);
     const auto names = language_names(db, tx, locale);
     const auto currency = billing::default_asset(db, tx);  // prices are in the platform currency

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/templates/validation.hpp"
+#include "mediagen/db/transact.hpp"
 #include "template_store.hpp"
 
 namespace mediagen::templates {
@@ -10,7 +11,7 @@ namespace {
 // The catalogue as seen from one transaction.
 class SqlCatalogue final : public CatalogueView {
  public:
-  SqlCatalogue(db::Db& db, pqxx::transaction_base& tx) : db_(db), tx_(tx) {}
+  SqlCatalogue(db::Db& db, db::Tx& tx) : db_(db), tx_(tx) {}
   std::optional<ServiceCatalogue> service(std::string_view key) override { return load_service(db_, tx_, key); }
   std::optional<CatalogueVoice> voice(const ServiceCatalogue& service, std::string_view voice_id) override {
     return find_voice(db_, tx_, service.service.id, voice_id);
@@ -18,10 +19,10 @@ class SqlCatalogue final : public CatalogueView {
 
  private:
   db::Db& db_;
-  pqxx::transaction_base& tx_;
+  db::Tx& tx_;
 };
 
-ApiError access_denied() { return ApiError::refusal(403, Reason::template_access_denied); }
+ApiError access_denied() { return ApiError::refused(Reason::template_access_denied); }
 
 // The owner check of every use of a template: missing or deleted is 404, another account's 403.
 Result<Template> owned(std::optional<store::Row> row, UserId user) {
@@ -54,15 +55,15 @@ std::string describe(const ApiError& e) {
 
 Result<Template> load_template(db::Db& db, UserId user, std::string_view template_id) {
   if (!is_uuid(template_id)) return ApiError::not_found();
-  auto row = db::read(db, [&](pqxx::transaction_base& tx) { return store::find(db, tx, template_id, false); });
+  auto row = db::read(db, [&](db::Tx& tx) { return store::find(db, tx, template_id, false); });
   return owned(std::move(row), user);
 }
 
 Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json) {
-  return db::read(db, [&](pqxx::transaction_base& tx) { return validate_stored_in(db, tx, service_key, config_json); });
+  return db::read(db, [&](db::Tx& tx) { return validate_stored_in(db, tx, service_key, config_json); });
 }
 
-Result<SpeechSetup> validate_stored_in(db::Db& db, pqxx::transaction_base& tx, std::string_view service_key,
+Result<SpeechSetup> validate_stored_in(db::Db& db, db::Tx& tx, std::string_view service_key,
                                        std::string_view config_json) {
   nlohmann::json doc = nlohmann::json::object();
   doc["service_key"] = std::string(service_key);
@@ -71,7 +72,7 @@ Result<SpeechSetup> validate_stored_in(db::Db& db, pqxx::transaction_base& tx, s
   SqlCatalogue catalogue(db, tx);
   auto checked = validate_template(doc, catalogue, NameRule::ignored);
   if (!checked) {
-    ApiError e = ApiError::refusal(422, Reason::template_model_outdated);
+    ApiError e = ApiError::refused(Reason::template_model_outdated);
     e.internal = "stored " + std::string(service_key) +
                  " settings fail the current catalogue: " + describe(checked.error());
     return e;
@@ -84,7 +85,7 @@ Result<SpeechSetup> validate_stored(db::Db& db, const Template& stored) {
 }
 
 Result<Template> create_template(db::Db& db, UserId user, const nlohmann::json& body) {
-  return db::transact(db, [&](pqxx::work& tx) -> Result<Template> {
+  return db::transact(db, [&](db::Tx& tx) -> Result<Template> {
     SqlCatalogue catalogue(db, tx);
     auto checked = validate_template(body, catalogue, NameRule::required);
     if (!checked) return checked.error();
@@ -94,7 +95,7 @@ Result<Template> create_template(db::Db& db, UserId user, const nlohmann::json& 
 
 Result<Template> update_template(db::Db& db, UserId user, std::string_view template_id, const nlohmann::json& patch) {
   if (!is_uuid(template_id)) return ApiError::not_found();
-  return db::transact(db, [&](pqxx::work& tx) -> Result<Template> {
+  return db::transact(db, [&](db::Tx& tx) -> Result<Template> {
     auto current = owned(store::find(db, tx, template_id, /*lock=*/true), user);
     if (!current) return current.error();
     if (!patch.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
@@ -112,7 +113,7 @@ Result<Template> update_template(db::Db& db, UserId user, std::string_view templ
 
 Result<void> delete_template(db::Db& db, UserId user, std::string_view template_id) {
   if (!is_uuid(template_id)) return ApiError::not_found();
-  return db::transact(db, [&](pqxx::work& tx) -> Result<void> {
+  return db::transact(db, [&](db::Tx& tx) -> Result<void> {
     auto current = owned(store::find(db, tx, template_id, /*lock=*/true), user);
     if (!current) return current.error();
     store::soft_delete(db, tx, template_id);
@@ -121,11 +122,11 @@ Result<void> delete_template(db::Db& db, UserId user, std::string_view template_
 }
 
 std::vector<Template> list_templates(db::Db& db, UserId user) {
-  return db::read(db, [&](pqxx::transaction_base& tx) { return store::list(db, tx, user); });
+  return db::read(db, [&](db::Tx& tx) { return store::list(db, tx, user); });
 }
 
 TemplatePage browse_templates(db::Db& db, UserId user, std::int64_t page, std::int64_t per_page) {
-  return db::transact(db, [&](pqxx::work& tx) {
+  return db::transact(db, [&](db::Tx& tx) {
     TemplatePage out;
     out.page = page;
     out.per_page = per_page;

@@ -1,4 +1,5 @@
 #include "template_store.hpp"
+#include "mediagen/db/pg.hpp"
 
 namespace mediagen::templates::store {
 namespace {
@@ -49,18 +50,18 @@ Template from_row(const pqxx::row& r) {
 
 }  // namespace
 
-std::optional<Row> find(db::Db& db, pqxx::transaction_base& tx, std::string_view id, bool lock) {
+std::optional<Row> find(db::Db& db, db::Tx& tx, std::string_view id, bool lock) {
   auto rows = db.exec(tx, lock ? kFindLocked : kFind, std::string(id));
   if (rows.empty()) return std::nullopt;
   return Row{from_row(rows[0]), rows[0][7].as<bool>()};
 }
 
-Template insert(db::Db& db, pqxx::transaction_base& tx, UserId user, const std::string& service_key,
+Template insert(db::Db& db, db::Tx& tx, UserId user, const std::string& service_key,
                 const std::string& name, const std::string& config_json) {
   return from_row(db.exec(tx, kInsert, user.value, service_key, name, config_json)[0]);
 }
 
-std::optional<Template> update(db::Db& db, pqxx::transaction_base& tx, std::string_view id,
+std::optional<Template> update(db::Db& db, db::Tx& tx, std::string_view id,
                                const std::string& service_key, const std::string& name,
                                const std::string& config_json) {
   auto rows = db.exec(tx, kUpdate, std::string(id), service_key, name, config_json);
@@ -68,24 +69,24 @@ std::optional<Template> update(db::Db& db, pqxx::transaction_base& tx, std::stri
   return from_row(rows[0]);
 }
 
-bool soft_delete(db::Db& db, pqxx::transaction_base& tx, std::string_view id) {
+bool soft_delete(db::Db& db, db::Tx& tx, std::string_view id) {
   return db.exec(tx, kDelete, std::string(id)).affected_rows() > 0;
 }
 
-std::vector<Template> list(db::Db& db, pqxx::transaction_base& tx, UserId user) {
+std::vector<Template> list(db::Db& db, db::Tx& tx, UserId user) {
   std::vector<Template> out;
   for (const auto& r : db.exec(tx, kList, user.value)) out.push_back(from_row(r));
   return out;
 }
 
-std::vector<Template> page(db::Db& db, pqxx::transaction_base& tx, UserId user, std::int64_t offset,
+std::vector<Template> page(db::Db& db, db::Tx& tx, UserId user, std::int64_t offset,
                            std::int64_t limit) {
   std::vector<Template> out;
   for (const auto& r : db.exec(tx, kPage, user.value, limit, offset)) out.push_back(from_row(r));
   return out;
 }
 
-std::int64_t count(db::Db& db, pqxx::transaction_base& tx, UserId user) {
+std::int64_t count(db::Db& db, db::Tx& tx, UserId user) {
   return db.exec(tx, kCount, user.value)[0][0].as<std::int64_t>();
 }
 

@@ -17,16 +17,16 @@ struct Row {
 };
 
 // `lock`: FOR UPDATE, so an update or delete sees no concurrent change of the same row.
-std::optional<Row> find(db::Db& db, pqxx::transaction_base& tx, std::string_view id, bool lock);
-Template insert(db::Db& db, pqxx::transaction_base& tx, UserId user, const std::string& service_key,
+std::optional<Row> find(db::Db& db, db::Tx& tx, std::string_view id, bool lock);
+Template insert(db::Db& db, db::Tx& tx, UserId user, const std::string& service_key,
                 const std::string& name, const std::string& config_json);
-std::optional<Template> update(db::Db& db, pqxx::transaction_base& tx, std::string_view id,
+std::optional<Template> update(db::Db& db, db::Tx& tx, std::string_view id,
                                const std::string& service_key, const std::string& name,
                                const std::string& config_json);
-bool soft_delete(db::Db& db, pqxx::transaction_base& tx, std::string_view id);
-std::vector<Template> list(db::Db& db, pqxx::transaction_base& tx, UserId user);
-std::vector<Template> page(db::Db& db, pqxx::transaction_base& tx, UserId user, std::int64_t offset,
+bool soft_delete(db::Db& db, db::Tx& tx, std::string_view id);
+std::vector<Template> list(db::Db& db, db::Tx& tx, UserId user);
+std::vector<Template> page(db::Db& db, db::Tx& tx, UserId user, std::int64_t offset,
                            std::int64_t limit);
-std::int64_t count(db::Db& db, pqxx::transaction_base& tx, UserId user);
+std::int64_t count(db::Db& db, db::Tx& tx, UserId user);
 
 }  // namespace mediagen::templates::store

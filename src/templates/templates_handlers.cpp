@@ -60,122 +60,121 @@ ojson template_json(const Template& t, const http::RequestContext& ctx) {
 
 std::string path_id(const http::RequestContext& ctx) { return std::string(ctx.params.get("template").value_or("")); }
 
+using Answer = asio::awaitable<Result<http::Reply>>;
+
+Answer list_route(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto list = [user = ctx.principal->user_id](db::Resources& r) { return list_templates(r.db, user); };
+  auto items = co_await pool.run(std::move(list));
+  ojson data = ojson::array();
+  for (const auto& t : items) data.push_back(template_json(t, ctx));
+  co_return http::Reply{.data_json = to_json_text(data)};
+}
+
+Answer browse_route(db::BlockingPool& pool, http::RequestContext& ctx) {
+  const auto query = http::Query::parse(ctx.query);
+  const auto page = http::integer_param(query, "page", {.fallback = 1, .min = 1, .max = std::nullopt});
+  const auto per_page =
+      http::integer_param(query, "per_page", {.fallback = kDefaultPerPage, .min = 1, .max = kMaxPerPage});
+  if (auto error = http::combined_error({&page, &per_page})) co_return std::move(*error);
+  auto browse = [user = ctx.principal->user_id, p = *page, n = *per_page](db::Resources& r) {
+    return browse_templates(r.db, user, p, n);
+  };
+  auto result = co_await pool.run(std::move(browse));
+  ojson items = ojson::array();
+  for (const auto& t : result.items) items.push_back(template_json(t, ctx));
+  ojson data = ojson::object();
+  data["items"] = std::move(items);
+  data["current_page"] = result.page;
+  data["last_page"] = std::max<std::int64_t>(1, (result.total + result.per_page - 1) / result.per_page);
+  data["per_page"] = result.per_page;
+  data["total"] = result.total;
+  co_return http::Reply{.data_json = to_json_text(data)};
+}
+
+Answer config_options_route(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto read = [locale = ctx.locale](db::Resources& r) { return config_options_json(r.db, locale); };
+  auto data = co_await pool.run(std::move(read));
+  co_return http::Reply{.data_json = std::move(data)};
+}
+
+Answer create_route(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto create = [user = ctx.principal->user_id, body = *ctx.json](db::Resources& r) {
+    return create_template(r.db, user, body);
+  };
+  auto created = co_await pool.run(std::move(create));
+  if (!created) co_return created.error();
+  co_return http::Reply{
+      .status = 201, .message = {"templates.created"}, .data_json = to_json_text(template_json(*created, ctx))};
+}
+
+Answer get_route(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto load = [user = ctx.principal->user_id, id = path_id(ctx)](db::Resources& r) {
+    return load_template(r.db, user, id);
+  };
+  auto found = co_await pool.run(std::move(load));
+  if (!found) co_return found.error();
+  co_return http::Reply{.data_json = to_json_text(template_json(*found, ctx))};
+}
+
+Answer update_route(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto update = [user = ctx.principal->user_id, id = path_id(ctx), patch = *ctx.json](db::Resources& r) {
+    return update_template(r.db, user, id, patch);
+  };
+  auto updated = co_await pool.run(std::move(update));
+  if (!updated) co_return updated.error();
+  co_return http::Reply{.message = {"templates.updated"}, .data_json = to_json_text(template_json(*updated, ctx))};
+}
+
+Answer delete_route(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto remove = [user = ctx.principal->user_id, id = path_id(ctx)](db::Resources& r) {
+    return delete_template(r.db, user, id);
+  };
+  auto removed = co_await pool.run(std::move(remove));
+  if (!removed) co_return removed.error();
+  co_return http::Reply{.message = {"templates.deleted"}, .data_json = "null"};
+}
+
 }  // namespace
 
 void register_routes(http::Router& router, db::BlockingPool& pool) {
-  router.add_api({
-      .method = http::Method::get,
-      .pattern = "/templates",
-      .scope = auth::Scope::templates_read,
-      .handler = [&pool](http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto list = [user = ctx.principal->user_id](db::Resources& r) { return list_templates(r.db, user); };
-        auto items = co_await pool.run(std::move(list));
-        ojson data = ojson::array();
-        for (const auto& t : items) data.push_back(template_json(t, ctx));
-        co_return http::Reply{.data_json = to_json_text(data)};
-      },
-  });
-
-  router.add_api({
-      .method = http::Method::get,
-      .pattern = "/templates/browse",
-      .scope = auth::Scope::templates_read,
-      .handler = [&pool](http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        const auto query = http::Query::parse(ctx.query);
-        const auto page = http::integer_param(query, "page", {.fallback = 1, .min = 1, .max = std::nullopt});
-        const auto per_page =
-            http::integer_param(query, "per_page", {.fallback = kDefaultPerPage, .min = 1, .max = kMaxPerPage});
-        if (auto error = http::combined_error({&page, &per_page})) co_return std::move(*error);
-        auto browse = [user = ctx.principal->user_id, p = *page, n = *per_page](db::Resources& r) {
-          return browse_templates(r.db, user, p, n);
-        };
-        auto result = co_await pool.run(std::move(browse));
-        ojson items = ojson::array();
-        for (const auto& t : result.items) items.push_back(template_json(t, ctx));
-        ojson data = ojson::object();
-        data["items"] = std::move(items);
-        data["current_page"] = result.page;
-        data["last_page"] = std::max<std::int64_t>(1, (result.total + result.per_page - 1) / result.per_page);
-        data["per_page"] = result.per_page;
-        data["total"] = result.total;
-        co_return http::Reply{.data_json = to_json_text(data)};
-      },
-  });
-
-  router.add_api({
-      .method = http::Method::get,
-      .pattern = "/templates/config-options",
-      .scope = auth::Scope::templates_read,
-      .handler = [&pool](http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto read = [locale = ctx.locale](db::Resources& r) { return config_options_json(r.db, locale); };
-        auto data = co_await pool.run(std::move(read));
-        co_return http::Reply{.data_json = std::move(data)};
-      },
-  });
-
-  router.add_api({
-      .method = http::Method::post,
-      .pattern = "/templates",
-      .scope = auth::Scope::templates_write,
-      .body_limit = kTemplateBodyLimit,
-      .json_body = true,
-      .handler = [&pool](http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto create = [user = ctx.principal->user_id, body = *ctx.json](db::Resources& r) {
-          return create_template(r.db, user, body);
-        };
-        auto created = co_await pool.run(std::move(create));
-        if (!created) co_return created.error();
-        co_return http::Reply{
-            .status = 201, .message = {"templates.created"}, .data_json = to_json_text(template_json(*created, ctx))};
-      },
-  });
-
-  router.add_api({
-      .method = http::Method::get,
-      .pattern = "/templates/{template}",
-      .scope = auth::Scope::templates_read,
-      .handler = [&pool](http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto load = [user = ctx.principal->user_id, id = path_id(ctx)](db::Resources& r) {
-          return load_template(r.db, user, id);
-        };
-        auto found = co_await pool.run(std::move(load));
-        if (!found) co_return found.error();
-        co_return http::Reply{.data_json = to_json_text(template_json(*found, ctx))};
-      },
-  });
-
+  const auto route = [&pool](Answer (*handler)(db::BlockingPool&, http::RequestContext&)) {
+    return [&pool, handler](http::RequestContext& ctx) { return handler(pool, ctx); };
+  };
+  router.add_api({.method = http::Method::get,
+                  .pattern = "/templates",
+                  .scope = auth::Scope::templates_read,
+                  .handler = route(&list_route)});
+  router.add_api({.method = http::Method::get,
+                  .pattern = "/templates/browse",
+                  .scope = auth::Scope::templates_read,
+                  .handler = route(&browse_route)});
+  router.add_api({.method = http::Method::get,
+                  .pattern = "/templates/config-options",
+                  .scope = auth::Scope::templates_read,
+                  .handler = route(&config_options_route)});
+  router.add_api({.method = http::Method::post,
+                  .pattern = "/templates",
+                  .scope = auth::Scope::templates_write,
+                  .body_limit = kTemplateBodyLimit,
+                  .json_body = true,
+                  .handler = route(&create_route)});
+  router.add_api({.method = http::Method::get,
+                  .pattern = "/templates/{template}",
+                  .scope = auth::Scope::templates_read,
+                  .handler = route(&get_route)});
   // PUT and PATCH are one operation: a JSON merge patch of the template (see templates.hpp).
   for (auto method : {http::Method::put, http::Method::patch}) {
-    router.add_api({
-        .method = method,
-        .pattern = "/templates/{template}",
-        .scope = auth::Scope::templates_write,
-        .body_limit = kTemplateBodyLimit,
-        .json_body = true,
-        .handler = [&pool](http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-          auto update = [user = ctx.principal->user_id, id = path_id(ctx), patch = *ctx.json](db::Resources& r) {
-            return update_template(r.db, user, id, patch);
-          };
-          auto updated = co_await pool.run(std::move(update));
-          if (!updated) co_return updated.error();
-          co_return http::Reply{.message = {"templates.updated"}, .data_json = to_json_text(template_json(*updated, ctx))};
-        },
-    });
+    router.add_api({.method = method,
+                    .pattern = "/templates/{template}",
+                    .scope = auth::Scope::templates_write,
+                    .body_limit = kTemplateBodyLimit,
+                    .json_body = true,
+                    .handler = route(&update_route)});
   }
-
-  router.add_api({
-      .method = http::Method::del,
-      .pattern = "/templates/{template}",
-      .scope = auth::Scope::templates_write,
-      .handler = [&pool](http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto remove = [user = ctx.principal->user_id, id = path_id(ctx)](db::Resources& r) {
-          return delete_template(r.db, user, id);
-        };
-        auto removed = co_await pool.run(std::move(remove));
-        if (!removed) co_return removed.error();
-        co_return http::Reply{.message = {"templates.deleted"}, .data_json = "null"};
-      },
-  });
+  router.add_api({.method = http::Method::del,
+                  .pattern = "/templates/{template}",
+                  .scope = auth::Scope::templates_write,
+                  .handler = route(&delete_route)});
 }
 
 }  // namespace mediagen::templates

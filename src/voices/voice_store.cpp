@@ -74,7 +74,7 @@ VoiceSlice find_voices(db::Db& db, const VoiceFilter& f, std::int64_t offset, st
       !usable(f.search)) {
     return out;
   }
-  return db::transact(db, [&](pqxx::work& tx) {
+  return db::transact(db, [&](db::Tx& tx) {
     out.total = db.exec(tx, kCount, f.service, f.language, f.gender, f.tag, f.search, f.public_only, f.locale)[0][0]
                     .as<std::int64_t>();
     if (offset < out.total) {
@@ -88,7 +88,7 @@ VoiceSlice find_voices(db::Db& db, const VoiceFilter& f, std::int64_t offset, st
 
 std::optional<Voice> find_voice_by_id(db::Db& db, std::string_view id) {
   if (!is_uuid(id)) return std::nullopt;
-  return db::read(db, [&](pqxx::transaction_base& tx) -> std::optional<Voice> {
+  return db::read(db, [&](db::Tx& tx) -> std::optional<Voice> {
     auto rows = db.exec(tx, kById, std::string(id));
     if (rows.empty()) return std::nullopt;
     return from_row(rows[0]);
@@ -96,7 +96,7 @@ std::optional<Voice> find_voice_by_id(db::Db& db, std::string_view id) {
 }
 
 std::vector<Tag> list_tags(db::Db& db, Locale locale) {
-  return db::read(db, [&](pqxx::transaction_base& tx) {
+  return db::read(db, [&](db::Tx& tx) {
     std::vector<Tag> out;
     for (const auto& r : db.exec(tx, kTags, std::string(locale_code(locale)))) {
       out.push_back({r[0].as<std::string>(), r[1].as<std::string>()});
@@ -106,7 +106,7 @@ std::vector<Tag> list_tags(db::Db& db, Locale locale) {
 }
 
 std::vector<FilterValue> list_filters(db::Db& db, std::string_view service, Locale locale) {
-  return db::transact(db, [&](pqxx::work& tx) {
+  return db::transact(db, [&](db::Tx& tx) {
     std::vector<FilterValue> out;
     const std::string loc(locale_code(locale));
     for (const auto& r : db.exec(tx, kLanguageFilters, std::string(service), loc)) {
@@ -119,7 +119,7 @@ std::vector<FilterValue> list_filters(db::Db& db, std::string_view service, Loca
   });
 }
 
-VoiceSeedReport seed_voices(db::Db& db, pqxx::transaction_base& tx, const std::vector<VoiceSeed>& seeds) {
+VoiceSeedReport seed_voices(db::Db& db, db::Tx& tx, const std::vector<VoiceSeed>& seeds) {
   if (seeds.empty()) throw std::invalid_argument("no voices to seed: the synthesiser lists no voices");
   VoiceSeedReport report;
   int position = 0;

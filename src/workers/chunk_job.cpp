@@ -11,20 +11,20 @@ namespace mediagen::workers::detail {
 namespace {
 
 ChunkFailure technical(std::string reason, std::string detail) {
-  return {FailureKind::technical, std::move(reason), std::move(detail)};
+  return {orders::FailureKind::technical, std::move(reason), std::move(detail)};
 }
 
 ChunkFailure from_engine(const engines::EngineFailure& f) {
-  if (f.kind == engines::FailureKind::policy) return {FailureKind::policy, "content_policy", f.detail};
+  if (f.kind == engines::FailureKind::policy) return {orders::FailureKind::policy, "content_policy", f.detail};
   return technical("engine_error", f.detail);
 }
 
 }  // namespace
 
-ChunkResult run_chunk(const ClaimedChunk& chunk, const ChunkContext& context) {
+ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& context) {
   if (!chunk.text) return technical("engine_error", "the chunk's text was removed");
   switch (check_content(*chunk.text, context.content)) {
-    case ContentVerdict::policy_flagged: return ChunkFailure{FailureKind::policy, "content_policy", "policy term"};
+    case ContentVerdict::policy_flagged: return ChunkFailure{orders::FailureKind::policy, "content_policy", "policy term"};
     case ContentVerdict::fault_drill: return technical("engine_error", "fault drill marker");
     case ContentVerdict::ok: break;
   }
@@ -44,7 +44,7 @@ ChunkResult run_chunk(const ClaimedChunk& chunk, const ChunkContext& context) {
   auto audio = engines::finish_chunk(std::move(*pcm));
   if (!audio) return from_engine(audio.error());
 
-  ChunkOutput out;
+  orders::ChunkOutput out;
   out.result_path = orders::item_audio_key(chunk.order_id, chunk.item_id, chunk.lease_token);
   auto put = context.store.put(out.result_path, audio->mp3);
   if (!put) return technical("storage_error", put.error().detail);

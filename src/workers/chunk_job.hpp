@@ -5,7 +5,7 @@
 #include <string>
 #include <variant>
 
-#include "mediagen/workers/chunk_queue.hpp"
+#include "mediagen/orders/work_queue.hpp"
 #include "mediagen/workers/content_check.hpp"
 
 namespace mediagen::storage {
@@ -19,7 +19,7 @@ class SpeechSource;
 namespace mediagen::workers::detail {
 
 struct ChunkFailure {
-  FailureKind kind = FailureKind::technical;
+  orders::FailureKind kind = orders::FailureKind::technical;
   std::string reason;  // the item's failure_reason
   std::string detail;  // for the log
 };
@@ -27,7 +27,7 @@ struct ChunkFailure {
 // The pool is stopping and the chunk was given back before its engine ran: nothing to settle.
 struct Abandoned {};
 
-using ChunkResult = std::variant<ChunkOutput, ChunkFailure, Abandoned>;
+using ChunkResult = std::variant<orders::ChunkOutput, ChunkFailure, Abandoned>;
 
 struct ChunkContext {
   SpeechSource& speech;
@@ -39,6 +39,6 @@ struct ChunkContext {
   std::function<bool()> before_engine;
 };
 
-ChunkResult run_chunk(const ClaimedChunk& chunk, const ChunkContext& context);
+ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& context);
 
 }  // namespace mediagen::workers::detail

@@ -1,92 +1,28 @@
 #include "mediagen/workers/janitor.hpp"
 
 #include "mediagen/core/log.hpp"
-#include "mediagen/db/pg.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/object_store.hpp"
-#include "mediagen/orders/order_money.hpp"
-#include "settle.hpp"
 
 namespace mediagen::workers {
-namespace {
-
-// Through the partial index orders_retention (terminal orders whose files are still there).
-const db::Statement kRetentionDue{
-    "workers_retention_due",
-    "SELECT id::text FROM orders WHERE terminal_at IS NOT NULL AND files_removed_at IS NULL"
-    "  AND terminal_at < now() - $1::bigint * interval '1 second' ORDER BY terminal_at LIMIT $2"};
-
-// Items before the order (the queue's lock order). Paths stay on both: the order keeps listing them.
-const db::Statement kForgetItemTexts{
-    "workers_forget_item_texts",
-    "UPDATE order_items SET text = NULL, updated_at = now() WHERE order_id = $1::uuid AND text IS NOT NULL"};
-
-const db::Statement kMarkFilesRemoved{
-    "workers_mark_files_removed",
-    "UPDATE orders SET files_removed_at = now(), input_text = NULL, input_removed_at = now(), updated_at = now()"
-    " WHERE id = $1::uuid AND files_removed_at IS NULL"};
-
-// Through the partial index orders_abandoned.
-const db::Statement kCompensationDue{
-    "workers_compensation_due",
-    "SELECT id::text FROM orders WHERE status = 'partially_completed'"
-    "  AND updated_at < now() - $1::bigint * interval '1 second' ORDER BY updated_at LIMIT $2"};
-
-const db::Statement kLockOrderItems{
-    "workers_lock_order_items", "SELECT id FROM order_items WHERE order_id = $1::uuid ORDER BY id FOR UPDATE"};
-
-// Checked again under the lock: a retry created or a stitch started since the scan is a change.
-const db::Statement kCompensate{
-    "workers_compensate",
-    "UPDATE orders o SET status = 'compensated', terminal_at = now(), updated_at = now()"
-    " WHERE o.id = $1::uuid AND o.status = 'partially_completed' AND o.stitch_token IS NULL"
-    "  AND o.updated_at < now() - $2::bigint * interval '1 second'"
-    "  AND NOT EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = o.id AND i.status IN ('pending', 'processing'))"
-    " RETURNING o.user_id, o.asset_id, (SELECT id FROM currency_assets WHERE kind = 'tokens')"};
-
-std::vector<std::string> ids(db::Db& db, const db::Statement& st, std::int64_t seconds, int batch) {
-  return db::read(db, [&](pqxx::transaction_base& tx) {
-    std::vector<std::string> out;
-    for (const auto& row : db.exec(tx, st, seconds, batch)) out.push_back(row[0].as<std::string>());
-    return out;
-  });
-}
-
-}  // namespace
 
 JanitorReport Janitor::run_once() {
   JanitorReport report;
+  orders::WorkQueue queue(db_);
 
-  for (const auto& order_id : ids(db_, kRetentionDue, options_.retention.count(), options_.batch)) {
+  for (const auto& order_id : queue.retention_due(options_.retention, options_.batch)) {
     auto removed = store_.remove_prefix(orders::order_storage_prefix(order_id));
     if (!removed) {
       // Kept for the next pass: an order is marked only once its files are really gone.
       log::warn("retention: files not removed", {{"order_id", order_id}, {"detail", removed.error().detail}});
       continue;
     }
-    db::transact(db_, [&](pqxx::work& tx) {
-      db_.exec(tx, kForgetItemTexts, order_id);
-      db_.exec(tx, kMarkFilesRemoved, order_id);
-    });
+    queue.mark_files_removed(order_id);
     ++report.files_removed;
   }
 
-  for (const auto& order_id : ids(db_, kCompensationDue, options_.compensate_after.count(), options_.batch)) {
-    const bool done = detail::transact_retrying(db_, [&](pqxx::work& tx) {
-      db_.exec(tx, kLockOrderItems, order_id);
-      auto rows = db_.exec(tx, kCompensate, order_id, static_cast<std::int64_t>(options_.compensate_after.count()));
-      if (rows.empty()) return false;
-      const orders::OrderAccounts accounts{.user = UserId{rows[0][0].as<std::int64_t>()},
-                                           .order_id = order_id,
-                                           .money = AssetId{rows[0][1].as<std::int64_t>()},
-                                           .tokens = AssetId{rows[0][2].as<std::int64_t>()}};
-      orders::release_order(db_, tx, accounts);
-      return true;
-    });
-    if (!done) continue;
-    ++report.compensated;
-    report.changes.push_back({StatusChange::Subject::order, order_id, order_id, "compensated"});
-  }
+  report.changes = queue.compensate_abandoned(options_.compensate_after, options_.batch);
+  report.compensated = static_cast<int>(report.changes.size());
   return report;
 }
 

@@ -18,15 +18,15 @@ std::optional<std::string> load(storage::ObjectStore& store, const std::string& 
   return std::move(bytes.value());
 }
 
-StitchOutcome give_up(const StitchJob& job, std::string_view why, std::string_view detail) {
+StitchOutcome give_up(const orders::StitchJob& job, std::string_view why, std::string_view detail) {
   log::error("stitch failed", {{"order_id", job.order_id}, {"reason", why}, {"detail", detail}});
   return StitchOutcome::failed;
 }
 
 }  // namespace
 
-StitchOutcome Stitcher::stitch(ChunkQueue& queue, const StitchJob& job, std::vector<StatusChange>* changes) {
-  const StitchInputs in = queue.stitch_inputs(job.order_id);
+StitchOutcome Stitcher::stitch(orders::WorkQueue& queue, const orders::StitchJob& job, std::vector<orders::OrderChange>* changes) {
+  const orders::StitchInputs in = queue.stitch_inputs(job.order_id);
   if (in.positions == 0 || static_cast<int>(in.parts.size()) != in.positions) {
     return give_up(job, "positions_without_audio", std::to_string(in.parts.size()) + "/" + std::to_string(in.positions));
   }
@@ -62,7 +62,7 @@ StitchOutcome Stitcher::stitch(ChunkQueue& queue, const StitchJob& job, std::vec
   auto total = engines::mp3_duration_ms(*joined);
   if (!total) return give_up(job, "concat_failed", total.error().detail);
 
-  StitchedResult result;
+  orders::StitchedResult result;
   result.files = {orders::result_audio_key(job.order_id)};
   result.service_files = {orders::result_subtitles_key(job.order_id, "srt"),
                           orders::result_subtitles_key(job.order_id, "vtt")};

@@ -12,7 +12,7 @@
 #include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/pg.hpp"
-#include "mediagen/workers/chunk_queue.hpp"
+#include "mediagen/orders/work_queue.hpp"
 #include "mediagen/workers/janitor.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "mediagen/workers/stitcher.hpp"
@@ -80,7 +80,7 @@ struct PoolState {
     return true;
   }
 
-  void publish(const std::vector<StatusChange>& changes) {
+  void publish(const std::vector<orders::OrderChange>& changes) {
     if (!options.on_change) return;
     for (const auto& c : changes) options.on_change(c);
   }
@@ -97,13 +97,13 @@ namespace {
 
 using State = detail::PoolState;
 
-QueueOptions queue_options(const WorkerPoolOptions& o) { return {.stitch_lease = o.stitch_lease}; }
+orders::QueueOptions queue_options(const WorkerPoolOptions& o) { return {.stitch_lease = o.stitch_lease}; }
 
 // Wakes idle workers on every NOTIFY of the queue channel.
 class QueueReceiver final : public pqxx::notification_receiver {
  public:
   QueueReceiver(pqxx::connection_base& conn, State& state)
-      : pqxx::notification_receiver(conn, std::string(kQueueChannel)), state_(state) {}
+      : pqxx::notification_receiver(conn, std::string(orders::kQueueChannel)), state_(state) {}
   void operator()(const std::string&, int) override { state_.wake(); }
 
  private:
@@ -133,7 +133,7 @@ void listener_loop(State& s) {
 }
 
 // Extends the lease every lease/3 until stopped; records until when the lease is known to hold.
-void heartbeat_loop(State& s, ChunkQueue& queue, const ClaimedChunk& c, std::atomic<std::int64_t>& lease_end_ms,
+void heartbeat_loop(State& s, orders::WorkQueue& queue, const orders::ClaimedChunk& c, std::atomic<std::int64_t>& lease_end_ms,
                     std::stop_token stop) {
   std::mutex m;
   std::condition_variable_any cv;
@@ -157,11 +157,11 @@ void heartbeat_loop(State& s, ChunkQueue& queue, const ClaimedChunk& c, std::ato
 
 // Settles the chunk; while PostgreSQL is unreachable, tries again until the lease is surely gone
 // (then the sweeper of some instance requeues it).
-Settled settle(State& s, ChunkQueue& queue, const ClaimedChunk& c, const detail::ChunkResult& result,
+orders::Settled settle(State& s, orders::WorkQueue& queue, const orders::ClaimedChunk& c, const detail::ChunkResult& result,
                const std::atomic<std::int64_t>& lease_end_ms) {
   while (true) {
     try {
-      if (const auto* out = std::get_if<ChunkOutput>(&result)) return queue.complete(c.item_id, c.lease_token, *out);
+      if (const auto* out = std::get_if<orders::ChunkOutput>(&result)) return queue.complete(c.item_id, c.lease_token, *out);
       const auto& failure = std::get<detail::ChunkFailure>(result);
       return queue.fail(c.item_id, c.lease_token, failure.kind, failure.reason);
     } catch (const db::Unavailable& e) {
@@ -179,9 +179,9 @@ Settled settle(State& s, ChunkQueue& queue, const ClaimedChunk& c, const detail:
   }
 }
 
-void run_stitch(State& s, Stitcher& stitcher, ChunkQueue& queue, const StitchJob& job) {
+void run_stitch(State& s, Stitcher& stitcher, orders::WorkQueue& queue, const orders::StitchJob& job) {
   try {
-    std::vector<StatusChange> changes;
+    std::vector<orders::OrderChange> changes;
     stitcher.stitch(queue, job, &changes);
     s.publish(changes);
   } catch (...) {
@@ -190,7 +190,7 @@ void run_stitch(State& s, Stitcher& stitcher, ChunkQueue& queue, const StitchJob
   }
 }
 
-void process(State& s, ChunkQueue& queue, Stitcher& stitcher, const ClaimedChunk& c) {
+void process(State& s, orders::WorkQueue& queue, Stitcher& stitcher, const orders::ClaimedChunk& c) {
   const detail::ChunkContext context{s.speech, s.store, s.options.content, s.options.speech_engine,
                                      [&s] { return s.sleep_for(s.options.engine_delay); }};
   std::atomic<std::int64_t> lease_end_ms{
@@ -206,14 +206,14 @@ void process(State& s, ChunkQueue& queue, Stitcher& stitcher, const ClaimedChunk
       // technical failure (its money goes back by the chunk's rules).
       const auto error = std::current_exception();
       report_contained(&s.counters, Boundary::job, error, {{"item_id", c.item_id}});
-      result = detail::ChunkFailure{FailureKind::technical, "engine_error", describe(error)};
+      result = detail::ChunkFailure{orders::FailureKind::technical, "engine_error", describe(error)};
     }
   }
   if (std::holds_alternative<detail::Abandoned>(result)) return;
   if (const auto* f = std::get_if<detail::ChunkFailure>(&result)) {
     log::info("chunk failed", {{"item_id", c.item_id}, {"reason", f->reason}, {"detail", f->detail}});
   }
-  const Settled settled = settle(s, queue, c, result, lease_end_ms);
+  const orders::Settled settled = settle(s, queue, c, result, lease_end_ms);
   if (!settled.applied) {
     log::info("chunk result discarded: lease lost", {{"item_id", c.item_id}});
     return;
@@ -225,11 +225,11 @@ void process(State& s, ChunkQueue& queue, Stitcher& stitcher, const ClaimedChunk
 
 void worker_loop(State& s) {
   db::Db db(s.url, &s.counters);
-  ChunkQueue queue(db, queue_options(s.options));
+  orders::WorkQueue queue(db, queue_options(s.options));
   Stitcher stitcher(s.store);
   while (!s.is_stopping()) {
     const auto seen = s.current_generation();
-    std::optional<ClaimedChunk> chunk;
+    std::optional<orders::ClaimedChunk> chunk;
     try {
       chunk = queue.claim(s.options.lease);
     } catch (...) {
@@ -249,12 +249,8 @@ void worker_loop(State& s) {
       }
       return;
     }
-    std::vector<StatusChange> claimed{{StatusChange::Subject::item, chunk->item_id, chunk->order_id, "processing"}};
-    if (chunk->order_started) {
-      claimed.push_back({StatusChange::Subject::order, chunk->order_id, chunk->order_id, "in_progress"});
-    }
     try {
-      s.publish(claimed);
+      s.publish(chunk->changes);
       process(s, queue, stitcher, *chunk);
     } catch (...) {
       // A failure outside the engine (publishing, logging): the chunk's lease runs out and it is
@@ -267,7 +263,7 @@ void worker_loop(State& s) {
 
 void sweeper_loop(State& s) {
   db::Db db(s.url, &s.counters);
-  ChunkQueue queue(db, queue_options(s.options));
+  orders::WorkQueue queue(db, queue_options(s.options));
   Stitcher stitcher(s.store);
   Janitor janitor(db, s.store, {.retention = s.options.retention, .compensate_after = s.options.compensate_after});
   do {
@@ -320,8 +316,8 @@ void WorkerPool::stop() {
   if (!tokens.empty()) {
     try {
       db::Db db(s.url, &s.counters);
-      ChunkQueue queue(db, queue_options(s.options));
-      std::vector<StatusChange> changes;
+      orders::WorkQueue queue(db, queue_options(s.options));
+      std::vector<orders::OrderChange> changes;
       const int released = queue.release_own(tokens, &changes);
       s.publish(changes);
       log::info("workers drained", {{"released", released}});

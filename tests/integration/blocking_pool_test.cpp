@@ -125,7 +125,7 @@ TEST_F(BlockingPoolTest, RunsJobsOffTheIoThreadAndResumesOnIt) {
 
 asio::awaitable<std::string> uses_the_stores(db::BlockingPool& pool, std::string key) {
   auto job = [key](db::Resources& r) {
-    auto value = db::read(r.db, [&](pqxx::transaction_base& tx) {
+    auto value = db::read(r.db, [&](db::Tx& tx) {
       return r.db.exec_raw(tx, "SELECT code FROM currency_assets WHERE is_default")[0][0].as<std::string>();
     });
     r.redis.command({"SET", key, value});
@@ -186,7 +186,7 @@ TEST_F(BlockingPoolTest, KeepsWorkingAfterAJobThrowsOutsideACoroutine) {
 
 asio::awaitable<std::string> db_down(db::BlockingPool& pool) {
   auto job = [](db::Resources& r) {
-    return db::read(r.db, [&](pqxx::transaction_base& tx) { return r.db.exec_raw(tx, "SELECT 1").size(); });
+    return db::read(r.db, [&](db::Tx& tx) { return r.db.exec_raw(tx, "SELECT 1").size(); });
   };
   try {
     co_await pool.run(std::move(job));

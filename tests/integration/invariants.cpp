@@ -6,6 +6,7 @@
 #include <pqxx/pqxx>
 #include <sstream>
 #include <stdexcept>
+#include "mediagen/db/pg.hpp"
 
 namespace mediagen::test {
 namespace {

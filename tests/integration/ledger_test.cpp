@@ -25,7 +25,7 @@ class LedgerTest : public MigratedTest {
     db.emplace(db_url, &counters);
     alice = account::create_user(*db, {"alice@example.com", "Alice", Locale::en, {}}).id;
     bob = account::create_user(*db, {"bob@example.com", "Bob", Locale::ru, {}}).id;
-    asset = db::read(*db, [&](pqxx::transaction_base& tx) { return billing::default_asset(*db, tx); }).id;
+    asset = db::read(*db, [&](db::Tx& tx) { return billing::default_asset(*db, tx); }).id;
   }
 
   void TearDown() override {
@@ -35,17 +35,17 @@ class LedgerTest : public MigratedTest {
 
   // Funding <-> wallet, as an operator's adjustment.
   MinorUnits adjust(UserId user, std::int64_t amount) {
-    return db::transact(*db, [&](pqxx::work& tx) { return billing::adjust_wallet(*db, tx, user, MinorUnits{amount}, "test"); });
+    return db::transact(*db, [&](db::Tx& tx) { return billing::adjust_wallet(*db, tx, user, MinorUnits{amount}, "test"); });
   }
 
   billing::Posted transfer(std::string reference, Account from, Account to, std::int64_t amount) {
-    return db::transact(*db, [&](pqxx::work& tx) {
+    return db::transact(*db, [&](db::Tx& tx) {
       return billing::post(*db, tx, {.kind = "test", .reference = std::move(reference), .legs = {{from, to, amount}}});
     });
   }
 
   std::int64_t balance(const Account& a) {
-    return db::read(*db, [&](pqxx::transaction_base& tx) { return billing::balance(*db, tx, a); });
+    return db::read(*db, [&](db::Tx& tx) { return billing::balance(*db, tx, a); });
   }
   std::int64_t entries() { return std::stoll(query_value(db_url, "SELECT count(*) FROM ledger_entries")); }
 
@@ -134,7 +134,7 @@ TEST_F(LedgerTest, RollsBackEarlierLegsOfTheSameTransactionOnRefusal) {
   const auto rows = entries();
   const std::string order = random_uuid();
   EXPECT_THROW(db::transact(*db,
-                            [&](pqxx::work& tx) {
+                            [&](db::Tx& tx) {
                               billing::post(*db, tx,
                                             {.kind = "test",
                                              .reference = "two-legs",
@@ -187,7 +187,7 @@ TEST_F(LedgerTest, NeverOverdrawsUnderConcurrentDebits) {
       db::Db own(db_url, &local);
       for (int i = 0; i < kDebitsEach; ++i) {
         try {
-          db::transact(own, [&](pqxx::work& tx) {
+          db::transact(own, [&](db::Tx& tx) {
             billing::post(own, tx,
                           {.kind = "test",
                            .reference = std::to_string(t) + "-" + std::to_string(i),

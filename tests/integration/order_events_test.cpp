@@ -15,7 +15,7 @@
 
 #include "mediagen/account/users.hpp"
 #include "mediagen/auth/keys.hpp"
-#include "mediagen/auth/scopes.hpp"
+#include "mediagen/access/scopes.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/db/pg.hpp"
 #include "mediagen/http/router.hpp"
@@ -261,7 +261,7 @@ TEST_F(OrderEventsTest, TheHigherSeqNeverShowsAnOlderStateAcrossInstances) {
   constexpr int kChanges = 120;
   db::Db writer(db_url, &counters);
   for (int version = 1; version <= kChanges; ++version) {
-    db::transact(writer, [&](pqxx::work& tx) {
+    db::transact(writer, [&](db::Tx& tx) {
       tx.exec_params("UPDATE orders SET result_duration_ms = $2 WHERE id = $1::uuid", id, version);
     });
     (version % 2 ? *publisher : other).changed(order_change(id));

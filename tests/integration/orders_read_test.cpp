@@ -59,7 +59,7 @@ class OrdersReadTest : public MigratedTest {
     MigratedTest::SetUp();
     if (HasFatalFailure()) return;
     db.emplace(db_url, &counters);
-    db::transact(*db, [&](pqxx::work& tx) { templates::seed_catalogue(*db, tx); });
+    db::transact(*db, [&](db::Tx& tx) { templates::seed_catalogue(*db, tx); });
     alice = account::create_user(*db, {.email = "alice@example.com"}).id;
     bob = account::create_user(*db, {.email = "bob@example.com"}).id;
     alice_template = sql("INSERT INTO templates (user_id, service_key, name, config) VALUES (" +

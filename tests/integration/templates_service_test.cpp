@@ -45,7 +45,7 @@ class TemplatesServiceTest : public MigratedTest {
   }
 
   void seed() {
-    db::transact(*db, [&](pqxx::work& tx) {
+    db::transact(*db, [&](db::Tx& tx) {
       templates::seed_catalogue(*db, tx);
       voices::seed_voices(*db, tx, catalogue);
     });

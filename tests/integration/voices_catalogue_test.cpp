@@ -41,7 +41,7 @@ class VoicesCatalogueTest : public MigratedTest {
   }
 
   voices::VoiceSeedReport seed(const std::vector<voices::VoiceSeed>& seeds) {
-    return db::transact(*db, [&](pqxx::work& tx) {
+    return db::transact(*db, [&](db::Tx& tx) {
       templates::seed_catalogue(*db, tx);
       return voices::seed_voices(*db, tx, seeds);
     });

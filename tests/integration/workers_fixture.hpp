@@ -17,7 +17,7 @@
 #include "mediagen/db/pg.hpp"
 #include "mediagen/engines/espeak_engine.hpp"
 #include "mediagen/storage/local_store.hpp"
-#include "mediagen/workers/chunk_queue.hpp"
+#include "mediagen/orders/work_queue.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "support.hpp"
 
@@ -73,7 +73,7 @@ class WorkersTest : public MigratedTest {
     db.emplace(db_url, &counters);
     user = UserId{std::stoll(query_value(
         db_url, "INSERT INTO users (email, name) VALUES ('w" + random_hex() + "@example.com', 'W') RETURNING id"))};
-    db::transact(*db, [&](pqxx::work& tx) {
+    db::transact(*db, [&](db::Tx& tx) {
       money = billing::default_asset(*db, tx).id;
       tokens = billing::token_asset(*db, tx);
       billing::adjust_wallet(*db, tx, user, MinorUnits{kWallet}, "test funds");
@@ -94,7 +94,7 @@ class WorkersTest : public MigratedTest {
 
   // Subscription quota for the user (quota_funding -> quota).
   void grant_quota(std::int64_t amount) {
-    db::transact(*db, [&](pqxx::work& tx) {
+    db::transact(*db, [&](db::Tx& tx) {
       billing::Transfer t{.kind = "test_grant", .reference = random_hex(), .user = user};
       t.legs.push_back({billing::Account::platform(billing::AccountKind::quota_funding, tokens),
                         billing::Account::quota(user, tokens), amount});
@@ -107,7 +107,7 @@ class WorkersTest : public MigratedTest {
   // The order as creation leaves it (orders.md "Money"): quota first in chunk order, each
   // chunk's money the difference of the rounded running totals.
   FixtureOrder make_order(const OrderSpec& spec) {
-    return db::transact(*db, [&](pqxx::work& tx) {
+    return db::transact(*db, [&](db::Tx& tx) {
       std::vector<std::int64_t> tok = spec.tokens;
       if (tok.empty()) {
         for (const auto& t : spec.texts) tok.push_back(static_cast<std::int64_t>(t.size()));

@@ -11,7 +11,7 @@ namespace mediagen::test {
 namespace {
 
 using namespace std::chrono_literals;
-using workers::FailureKind;
+using orders::FailureKind;
 
 class WorkersJanitorTest : public WorkersTest {
  protected:
@@ -50,12 +50,12 @@ class WorkersJanitorTest : public WorkersTest {
     auto a = queue->claim(30s);
     auto b = queue->claim(30s);
     queue->complete(a->item_id, a->lease_token, {"orders/" + order.id + "/items/a.mp3", 10, 100, "[]"});
-    queue->fail(b->item_id, b->lease_token, FailureKind::technical, "engine_error");
+    queue->fail(b->item_id, b->lease_token, orders::FailureKind::technical, "engine_error");
     EXPECT_EQ(order_status(order.id), "partially_completed");
     return order;
   }
 
-  std::optional<workers::ChunkQueue> queue;
+  std::optional<orders::WorkQueue> queue;
 };
 
 TEST_F(WorkersJanitorTest, RetentionRemovesFilesAndTextsButTheOrderKeepsItsPaths) {

@@ -72,9 +72,9 @@ TEST_F(WorkersPoolTest, OrdersAreSynthesisedStitchedAndChargedOnce) {
   const auto a = make_order({.texts = {"The first part.", "The second part is longer.", "Third."}});
   const auto b = make_order({.texts = {"Another order entirely."}});
   std::mutex m;
-  std::vector<workers::StatusChange> events;
+  std::vector<orders::OrderChange> events;
   auto o = options();
-  o.on_change = [&](const workers::StatusChange& c) {
+  o.on_change = [&](const orders::OrderChange& c) {
     std::lock_guard lock(m);
     events.push_back(c);
   };
@@ -116,14 +116,14 @@ TEST_F(WorkersPoolTest, OrdersAreSynthesisedStitchedAndChargedOnce) {
   EXPECT_EQ(number("SELECT count(*) FROM ledger_txns WHERE kind = 'chunk_charge'"), 4);
   EXPECT_EQ(pool.settled_chunks(), 4u);
   // Every transition was reported once, after its commit.
-  auto count = [&](workers::StatusChange::Subject subject, const std::string& status) {
+  auto count = [&](orders::OrderChange::Subject subject, const std::string& status) {
     return std::count_if(events.begin(), events.end(),
                          [&](const auto& e) { return e.subject == subject && e.status == status; });
   };
-  EXPECT_EQ(count(workers::StatusChange::Subject::item, "processing"), 4);
-  EXPECT_EQ(count(workers::StatusChange::Subject::item, "completed"), 4);
-  EXPECT_EQ(count(workers::StatusChange::Subject::order, "in_progress"), 2);
-  EXPECT_EQ(count(workers::StatusChange::Subject::order, "completed"), 2);
+  EXPECT_EQ(count(orders::OrderChange::Subject::item, "processing"), 4);
+  EXPECT_EQ(count(orders::OrderChange::Subject::item, "completed"), 4);
+  EXPECT_EQ(count(orders::OrderChange::Subject::order, "in_progress"), 2);
+  EXPECT_EQ(count(orders::OrderChange::Subject::order, "completed"), 2);
 }
 
 TEST_F(WorkersPoolTest, APolicyTermFlagsTheChunkWithoutCallingTheEngine) {
@@ -205,7 +205,7 @@ TEST_F(WorkersPoolTest, TheSweeperRescuesTheChunkOfACrashedWorker) {
   {
     // A worker that claims and dies: its lease simply runs out.
     db::Db dead_db(db_url, &counters);
-    workers::ChunkQueue dead(dead_db);
+    orders::WorkQueue dead(dead_db);
     ASSERT_TRUE(dead.claim(1ms));
   }
   workers::WorkerPool pool(options(), tone, *store, db_url, counters);

@@ -6,18 +6,19 @@
 #include <set>
 #include <thread>
 
-#include "workers/queue_sql.hpp"
+#include "orders/work_store.hpp"
 #include "workers_fixture.hpp"
+#include "mediagen/db/pg.hpp"
 
 namespace mediagen::test {
 namespace {
 
 using namespace std::chrono_literals;
-using workers::ChunkOutput;
-using workers::ChunkQueue;
-using workers::FailureKind;
+using orders::ChunkOutput;
+using orders::WorkQueue;
+using orders::FailureKind;
 
-ChunkOutput output_for(const workers::ClaimedChunk& c) {
+orders::ChunkOutput output_for(const orders::ClaimedChunk& c) {
   return {"orders/" + c.order_id + "/items/" + c.item_id + ".mp3", 1000, 1500, "[[0,4,50]]"};
 }
 
@@ -32,7 +33,7 @@ class WorkersQueueTest : public WorkersTest {
     queue.reset();
     WorkersTest::TearDown();
   }
-  std::optional<ChunkQueue> queue;
+  std::optional<orders::WorkQueue> queue;
 };
 
 TEST_F(WorkersQueueTest, ClaimTakesTheOldestChunkUnderALeaseAndStartsTheOrder) {
@@ -53,7 +54,7 @@ TEST_F(WorkersQueueTest, ClaimTakesTheOldestChunkUnderALeaseAndStartsTheOrder) {
   EXPECT_EQ(item_field(c->item_id, "locked_until > now()"), "t");
   EXPECT_EQ(order_status(order.id), "in_progress");
   EXPECT_TRUE(queue->heartbeat(c->item_id, c->lease_token, 60s));
-  EXPECT_FALSE(queue->heartbeat(c->item_id, workers::ClaimedChunk{}.lease_token, 60s));
+  EXPECT_FALSE(queue->heartbeat(c->item_id, orders::ClaimedChunk{}.lease_token, 60s));
 }
 
 TEST_F(WorkersQueueTest, CompletionChargesExactlyOnceAndASecondCompletionWritesNothing) {
@@ -100,7 +101,7 @@ TEST_F(WorkersQueueTest, AZombieWithAStaleTokenWritesNoRowAndNoMoneyAfterARescue
   EXPECT_EQ(order_status(order.id), "pending");
 
   db::Db other_db(db_url, &counters);
-  ChunkQueue rescuer(other_db);
+  orders::WorkQueue rescuer(other_db);
   auto rescue = rescuer.claim(30s);
   ASSERT_TRUE(rescue);
   EXPECT_EQ(rescue->item_id, zombie->item_id);
@@ -112,7 +113,7 @@ TEST_F(WorkersQueueTest, AZombieWithAStaleTokenWritesNoRowAndNoMoneyAfterARescue
   auto late = output_for(*zombie);
   late.result_path = "orders/" + order.id + "/items/zombie.mp3";
   EXPECT_FALSE(queue->complete(zombie->item_id, zombie->lease_token, late).applied);
-  EXPECT_FALSE(queue->fail(zombie->item_id, zombie->lease_token, FailureKind::technical, "engine_error").applied);
+  EXPECT_FALSE(queue->fail(zombie->item_id, zombie->lease_token, orders::FailureKind::technical, "engine_error").applied);
   EXPECT_FALSE(queue->heartbeat(zombie->item_id, zombie->lease_token, 30s));
   EXPECT_EQ(ledger_txns(), txns);
   EXPECT_EQ(ledger_entries(), entries);
@@ -139,7 +140,7 @@ TEST_F(WorkersQueueTest, TwoWorkersShareTwoHundredChunksAndNoneIsDoneTwice) {
   std::vector<std::string> stitches;
   auto work = [&] {
     db::Db own(db_url, &counters);
-    ChunkQueue q(own);
+    orders::WorkQueue q(own);
     while (auto c = q.claim(30s)) {
       const auto settled = q.complete(c->item_id, c->lease_token, output_for(*c));
       std::lock_guard lock(m);
@@ -167,9 +168,9 @@ TEST_F(WorkersQueueTest, MixedOutcomesSettleToPartiallyCompletedAndKeepTheFailed
   auto c2 = queue->claim(30s);
   ASSERT_TRUE(c0 && c1 && c2);
   EXPECT_FALSE(queue->complete(c0->item_id, c0->lease_token, output_for(*c0)).stitch);
-  EXPECT_TRUE(queue->fail(c1->item_id, c1->lease_token, FailureKind::technical, "engine_error").applied);
+  EXPECT_TRUE(queue->fail(c1->item_id, c1->lease_token, orders::FailureKind::technical, "engine_error").applied);
   EXPECT_EQ(order_status(order.id), "in_progress");
-  const auto last = queue->fail(c2->item_id, c2->lease_token, FailureKind::policy, "content_policy");
+  const auto last = queue->fail(c2->item_id, c2->lease_token, orders::FailureKind::policy, "content_policy");
   EXPECT_TRUE(last.applied);
   EXPECT_FALSE(last.stitch);
   EXPECT_EQ(order_status(order.id), "partially_completed");
@@ -196,8 +197,8 @@ TEST_F(WorkersQueueTest, AnOrderWithNothingCompletedFailsAndReleasesEveryUnitExa
   auto c0 = queue->claim(30s);
   auto c1 = queue->claim(30s);
   ASSERT_TRUE(c0 && c1);
-  queue->fail(c0->item_id, c0->lease_token, FailureKind::technical, "engine_error");
-  const auto last = queue->fail(c1->item_id, c1->lease_token, FailureKind::technical, "storage_error");
+  queue->fail(c0->item_id, c0->lease_token, orders::FailureKind::technical, "engine_error");
+  const auto last = queue->fail(c1->item_id, c1->lease_token, orders::FailureKind::technical, "storage_error");
   EXPECT_TRUE(last.applied);
   EXPECT_EQ(order_status(order.id), "failed");
   EXPECT_EQ(value("SELECT terminal_at IS NOT NULL FROM orders WHERE id = '" + order.id + "'"), "t");
@@ -216,7 +217,7 @@ TEST_F(WorkersQueueTest, AFailedRetryReturnsExactlyItsSurcharge) {
   auto c1 = queue->claim(30s);
   ASSERT_TRUE(c0 && c1);
   queue->complete(c0->item_id, c0->lease_token, output_for(*c0));
-  queue->fail(c1->item_id, c1->lease_token, FailureKind::technical, "engine_error");
+  queue->fail(c1->item_id, c1->lease_token, orders::FailureKind::technical, "engine_error");
   ASSERT_EQ(order_status(order.id), "partially_completed");
 
   // A retry as the retry operation leaves it: it takes over the parent's base lock and adds a
@@ -233,7 +234,7 @@ TEST_F(WorkersQueueTest, AFailedRetryReturnsExactlyItsSurcharge) {
   value("UPDATE order_items SET remaining_locked = 0, quota_tokens = 0, payg_minor = 0 WHERE id = '" + c1->item_id + "'");
   const auto payg = number("SELECT payg_minor FROM order_items WHERE id = '" + retry + "'");
   EXPECT_GT(payg, 0);
-  db::transact(*db, [&](pqxx::work& tx) {
+  db::transact(*db, [&](db::Tx& tx) {
     billing::Transfer t{.kind = "retry_surcharge", .reference = retry, .user = user, .order_id = order.id};
     t.legs.push_back({billing::Account::wallet(user, money), billing::Account::escrow(user, order.id, money), 3});
     t.legs.push_back({billing::Account::quota(user, tokens), billing::Account::quota_escrow(user, order.id, tokens), 1});
@@ -248,7 +249,7 @@ TEST_F(WorkersQueueTest, AFailedRetryReturnsExactlyItsSurcharge) {
   EXPECT_EQ(r->item_id, retry);
   EXPECT_EQ(r->item_type, "retry");
   EXPECT_EQ(order_status(order.id), "partially_completed");  // a claim never touches a settled order
-  EXPECT_TRUE(queue->fail(r->item_id, r->lease_token, FailureKind::technical, "engine_error").applied);
+  EXPECT_TRUE(queue->fail(r->item_id, r->lease_token, orders::FailureKind::technical, "engine_error").applied);
   EXPECT_EQ(wallet(), wallet_before + 3);
   EXPECT_EQ(quota(), quota_before + 1);
   EXPECT_EQ(escrow(order.id), escrow_before - 3);
@@ -259,7 +260,7 @@ TEST_F(WorkersQueueTest, AFailedRetryReturnsExactlyItsSurcharge) {
 TEST_F(WorkersQueueTest, AChunkThatKeepsLosingItsLeaseFailsAfterFiveClaims) {
   const auto wallet_before = wallet();
   const auto order = make_order({.texts = {"Doomed."}});
-  for (int round = 1; round <= workers::kMaxClaims; ++round) {
+  for (int round = 1; round <= orders::kMaxClaims; ++round) {
     auto c = queue->claim(30s);
     ASSERT_TRUE(c) << round;
     expire_leases();
@@ -310,10 +311,10 @@ TEST_F(WorkersQueueTest, AnExpiredStitchIsHandedOutOnceUnderANewToken) {
   EXPECT_NE(jobs[0].token, settled.stitch->token);
   EXPECT_TRUE(queue->expired_stitches().empty());
 
-  const workers::StitchedResult result{{"orders/" + order.id + "/result.mp3"}, {"orders/" + order.id + "/result.srt"}, 1500};
+  const orders::StitchedResult result{{"orders/" + order.id + "/result.mp3"}, {"orders/" + order.id + "/result.srt"}, 1500};
   EXPECT_FALSE(queue->finish_stitch(*settled.stitch, result));
   EXPECT_EQ(order_status(order.id), "in_progress");
-  std::vector<workers::StatusChange> changes;
+  std::vector<orders::OrderChange> changes;
   EXPECT_TRUE(queue->finish_stitch(jobs[0], result, &changes));
   EXPECT_EQ(order_status(order.id), "completed");
   ASSERT_EQ(changes.size(), 1u);
@@ -328,7 +329,7 @@ TEST_F(WorkersQueueTest, AnExpiredStitchIsHandedOutOnceUnderANewToken) {
 
 TEST_F(WorkersQueueTest, FinishingAStitchReleasesWhatTheEscrowStillHolds) {
   const auto order = make_order({.texts = {"Leftover."}});
-  db::transact(*db, [&](pqxx::work& tx) {
+  db::transact(*db, [&](db::Tx& tx) {
     billing::Transfer t{.kind = "test_extra_lock", .reference = order.id, .user = user, .order_id = order.id};
     t.legs.push_back({billing::Account::wallet(user, money), billing::Account::escrow(user, order.id, money), 7});
     billing::post(*db, tx, t);
@@ -350,7 +351,7 @@ TEST_F(WorkersQueueTest, ACancelledOrderIsNeverCompletedByALateStitch) {
   const auto settled = queue->complete(c->item_id, c->lease_token, output_for(*c));
   ASSERT_TRUE(settled.stitch);
   // The owner cancels meanwhile (as the cancel operation does: status, terminal_at, release).
-  db::transact(*db, [&](pqxx::work& tx) {
+  db::transact(*db, [&](db::Tx& tx) {
     tx.exec("UPDATE orders SET status = 'cancelled', terminal_at = now() WHERE id = '" + order.id + "'");
     billing::Transfer t{.kind = "order_release", .reference = order.id, .user = user, .order_id = order.id};
     t.legs.push_back({billing::Account::escrow(user, order.id, money), billing::Account::wallet(user, money),
@@ -372,7 +373,7 @@ TEST_F(WorkersQueueTest, TheClaimGoesThroughThePartialQueueIndex) {
   pqxx::connection conn(db_url);
   pqxx::work tx(conn);
   std::string plan;
-  for (const auto& row : tx.exec_params(std::string("EXPLAIN ") + workers::detail::kClaimSql,
+  for (const auto& row : tx.exec_params(std::string("EXPLAIN ") + orders::detail::kClaimSql,
                                         "00000000-0000-4000-8000-000000000000", 1000)) {
     plan += row[0].as<std::string>() + "\n";
   }

@@ -4,6 +4,7 @@
 
 #include "mediagen/engines/audio_finish.hpp"
 #include "mediagen/workers/stitcher.hpp"
+#include "mediagen/db/pg.hpp"
 #include "unit/engines/mp3_decode.hpp"
 #include "workers_fixture.hpp"
 
@@ -25,7 +26,7 @@ class WorkersStitchTest : public WorkersTest {
   }
 
   // A chunk's audio of `ms` milliseconds of tone, stored under `key`.
-  workers::ChunkOutput stored_audio(const std::string& key, int ms) {
+  orders::ChunkOutput stored_audio(const std::string& key, int ms) {
     engines::SpeechPcm pcm;
     pcm.sample_rate = 22050;
     pcm.samples.assign(static_cast<std::size_t>(22050 * ms / 1000), 3000);
@@ -34,7 +35,7 @@ class WorkersStitchTest : public WorkersTest {
     return {key, static_cast<std::int64_t>(audio.mp3.size()), audio.duration_ms, "[]"};
   }
 
-  std::optional<workers::ChunkQueue> queue;
+  std::optional<orders::WorkQueue> queue;
 };
 
 TEST_F(WorkersStitchTest, TheNewestCompletedRecordOfAPositionIsTheOneStitched) {
@@ -107,7 +108,7 @@ TEST_F(WorkersStitchTest, TheInvariantsCatchATerminalOrderStillHoldingMoney) {
   EXPECT_TRUE(locks_flagged);
   EXPECT_NE(violations.front().find(order.id), std::string::npos);
   // Put right, so the teardown check passes.
-  db::transact(*db, [&](pqxx::work& tx) {
+  db::transact(*db, [&](db::Tx& tx) {
     billing::Transfer t{.kind = "order_release", .reference = order.id, .user = user, .order_id = order.id};
     t.legs.push_back({billing::Account::escrow(user, order.id, money), billing::Account::wallet(user, money),
                       billing::balance(*db, tx, billing::Account::escrow(user, order.id, money))});

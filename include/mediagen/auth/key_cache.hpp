@@ -13,7 +13,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "mediagen/auth/principal.hpp"
+#include "mediagen/access/principal.hpp"
 #include "mediagen/core/clock.hpp"
 
 namespace mediagen::auth {

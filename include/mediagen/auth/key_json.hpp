@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "mediagen/auth/principal.hpp"
+#include "mediagen/access/principal.hpp"
 #include "mediagen/core/time_zone.hpp"
 
 namespace mediagen::auth {

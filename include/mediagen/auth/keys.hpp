@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "mediagen/auth/principal.hpp"
+#include "mediagen/access/principal.hpp"
 #include "mediagen/db/db.hpp"
 
 namespace mediagen::auth {

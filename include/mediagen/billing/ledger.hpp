@@ -17,7 +17,7 @@
 
 #include "mediagen/core/ids.hpp"
 #include "mediagen/core/money.hpp"
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/db.hpp"
 
 namespace mediagen::billing {
 
@@ -66,17 +66,17 @@ enum class Posted { yes, already };
 
 // Posts every leg (nothing at all when (kind, reference) was posted before: Posted::already).
 // A transfer whose legs are all zero posts nothing and returns Posted::yes.
-Posted post(db::Db& db, pqxx::work& tx, const Transfer& transfer);
+Posted post(db::Db& db, db::Tx& tx, const Transfer& transfer);
 
 // The balance of an account (0 when it has never been used), locking its row until the
 // transaction ends so that what is read is what a following leg moves.
-std::int64_t balance(db::Db& db, pqxx::transaction_base& tx, const Account& account);
+std::int64_t balance(db::Db& db, db::Tx& tx, const Account& account);
 
-CurrencyAsset default_asset(db::Db& db, pqxx::transaction_base& tx);
-AssetId token_asset(db::Db& db, pqxx::transaction_base& tx);
+CurrencyAsset default_asset(db::Db& db, db::Tx& tx);
+AssetId token_asset(db::Db& db, db::Tx& tx);
 
 // An operator's adjustment of a wallet (funding <-> wallet), e.g. a top-up; returns the new
 // balance. Throws InsufficientBalance when a negative delta exceeds the balance.
-MinorUnits adjust_wallet(db::Db& db, pqxx::work& tx, UserId user, MinorUnits delta, std::string note);
+MinorUnits adjust_wallet(db::Db& db, db::Tx& tx, UserId user, MinorUnits delta, std::string note);
 
 }  // namespace mediagen::billing

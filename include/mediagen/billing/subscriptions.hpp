@@ -8,7 +8,7 @@
 
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/ids.hpp"
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/db.hpp"
 
 namespace mediagen::billing {
 
@@ -23,7 +23,7 @@ struct Plan {
 
 // The demo plans (CONTRACTS: starter with a speech token quota and concurrency slots, and
 // pro), upserted by code.
-std::vector<Plan> seed_plans(db::Db& db, pqxx::work& tx);
+std::vector<Plan> seed_plans(db::Db& db, db::Tx& tx);
 
 struct Grant {
   std::int64_t subscription_id = 0;

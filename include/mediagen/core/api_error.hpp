@@ -65,6 +65,9 @@ enum class Reason {
 
 std::string_view to_string(Reason reason);
 
+// The HTTP status of a refusal with this reason (spec 7.1 and 8.1); 400 for Reason::none.
+int status_of(Reason reason) noexcept;
+
 // Values an error may add to its body; times are rendered in the request's time zone.
 using ExtraValue = std::variant<std::nullptr_t, bool, std::int64_t, std::string,
                                 std::vector<std::int64_t>, TimePoint, Message>;
@@ -122,8 +125,13 @@ struct ApiError {
   static ApiError validation(std::string field, Message message);
   ApiError& add_field(std::string field, Message message);
 
-  // A business refusal of section 7.1 with its reason; message from "errors.<reason>".
-  static ApiError refusal(int status, Reason reason);
+  // A business refusal of section 7.1: its status comes from the reason (status_of, the spec's
+  // table in one place) and its message from "errors.<reason>".
+  static ApiError refused(Reason reason);
+  // The refusals whose status is not the reason's alone (spec 7.1).
+  static ApiError retry_config_outdated_on_order();  // 400 on order-level retry, 422 elsewhere
+  static ApiError order_not_cancellable();           // 400 with only a message
+
 
   ApiError& with(std::string key, ExtraValue value) {
     extra.emplace_back(std::move(key), std::move(value));

@@ -11,7 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json_fwd.hpp>
 
-#include "mediagen/auth/principal.hpp"
+#include "mediagen/access/principal.hpp"
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/http/message.hpp"

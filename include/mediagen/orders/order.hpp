@@ -1,6 +1,6 @@
 #pragma once
 // Orders and their items as stored (migrations/0003): the values every part of the order
-// machinery shares. Status rules live with the operations; this header only names things.
+// machinery shares. The statuses and their moves are in order_status.hpp.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,19 +9,9 @@
 
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/ids.hpp"
+#include "mediagen/orders/order_status.hpp"
 
 namespace mediagen::orders {
-
-enum class OrderStatus {
-  created, pending, in_progress, completed, result_delivered, failed, compensated, cancelled, partially_completed
-};
-std::string_view to_string(OrderStatus status) noexcept;
-std::optional<OrderStatus> order_status_from_string(std::string_view name) noexcept;
-bool is_terminal(OrderStatus status) noexcept;  // completed, result_delivered, failed, compensated, cancelled
-
-enum class ItemStatus { pending, processing, completed, failed, policy_flagged };
-std::string_view to_string(ItemStatus status) noexcept;
-std::optional<ItemStatus> item_status_from_string(std::string_view name) noexcept;
 
 enum class ItemType { chunk, retry, regeneration };
 std::string_view to_string(ItemType type) noexcept;

@@ -19,17 +19,10 @@
 
 #include "mediagen/core/counters.hpp"
 #include "mediagen/db/db.hpp"
+#include "mediagen/orders/order_change.hpp"
 #include "mediagen/realtime/event.hpp"
 
 namespace mediagen::orders {
-
-// A committed status change of an order or of one of its items.
-struct OrderChange {
-  enum class Subject { order, item };
-  Subject subject = Subject::order;
-  std::string id;        // the order's id, or the item's
-  std::string order_id;  // the order's id (for an order change it may be left empty)
-};
 
 // Turns committed changes into realtime events on a thread of its own with its own PostgreSQL
 // connection. That connection commits with synchronous_commit off: a bump waits for no WAL

@@ -10,7 +10,7 @@
 
 #include "mediagen/billing/ledger.hpp"
 #include "mediagen/core/ids.hpp"
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/db.hpp"
 
 namespace mediagen::orders {
 
@@ -29,24 +29,24 @@ struct Amounts {
 
 // The order's estimate: quota -> quota escrow, wallet -> escrow ("order_lock", ref order id).
 // Throws billing::InsufficientBalance when either source cannot pay.
-void lock_order(db::Db& db, pqxx::work& tx, const OrderAccounts& order, Amounts amounts);
+void lock_order(db::Db& db, db::Tx& tx, const OrderAccounts& order, Amounts amounts);
 
 // A surcharge or regeneration lock of one item ("item_lock", ref item id).
-void lock_item(db::Db& db, pqxx::work& tx, const OrderAccounts& order, std::string_view item_id, Amounts amounts);
+void lock_item(db::Db& db, db::Tx& tx, const OrderAccounts& order, std::string_view item_id, Amounts amounts);
 
 // A completed item's price: escrow -> revenue, quota escrow -> quota spent ("chunk_charge",
 // ref item id). Posting it again for the same item posts nothing (Posted::already).
-billing::Posted charge_item(db::Db& db, pqxx::work& tx, const OrderAccounts& order, std::string_view item_id,
+billing::Posted charge_item(db::Db& db, db::Tx& tx, const OrderAccounts& order, std::string_view item_id,
                             Amounts amounts);
 
 // A failed item's surcharge (or a failed regeneration's lock) back to the user
 // ("item_refund", ref item id).
-void refund_item(db::Db& db, pqxx::work& tx, const OrderAccounts& order, std::string_view item_id, Amounts amounts);
+void refund_item(db::Db& db, db::Tx& tx, const OrderAccounts& order, std::string_view item_id, Amounts amounts);
 
 // Everything the order still holds back to the user ("order_release", ref order id), and every
 // item's remaining_locked to 0. Returns what was released. An order can be released more than
 // once (a completed order stitched again after a regeneration): a later release is posted
 // under `again_reference` (e.g. "<order id>:<stitch token>"), which must then be unique.
-Amounts release_order(db::Db& db, pqxx::work& tx, const OrderAccounts& order, std::string_view again_reference = {});
+Amounts release_order(db::Db& db, db::Tx& tx, const OrderAccounts& order, std::string_view again_reference = {});
 
 }  // namespace mediagen::orders

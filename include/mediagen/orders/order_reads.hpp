@@ -16,19 +16,15 @@
 #include "mediagen/orders/chunker.hpp"
 #include "mediagen/orders/order.hpp"
 
-namespace pqxx {
-class transaction_base;
-}
-
 namespace mediagen::orders {
 
 // The order row, and with `with_items` all its items (flags set). No owner check: callers
 // compare user_id. nullopt for a malformed id or no such order.
-std::optional<Order> load_order(db::Db& db, pqxx::transaction_base& tx, std::string_view order_id, bool with_items);
+std::optional<Order> load_order(db::Db& db, db::Tx& tx, std::string_view order_id, bool with_items);
 
 // Every record of the order (chunks, retries, regenerations) by chunk_index, then age; the
 // can_retry / can_regenerate flags are left false (load_order sets them).
-std::vector<Item> load_items(db::Db& db, pqxx::transaction_base& tx, std::string_view order_id);
+std::vector<Item> load_items(db::Db& db, db::Tx& tx, std::string_view order_id);
 
 // The caller's own order; 404 otherwise.
 Result<Order> find_own_order(db::Db& db, UserId user, std::string_view order_id, bool with_items);

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "mediagen/auth/principal.hpp"
+#include "mediagen/access/principal.hpp"
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/db.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "mediagen/auth/scopes.hpp"
+#include "mediagen/access/scopes.hpp"
 #include "mediagen/core/ids.hpp"
 
 namespace mediagen::realtime {

@@ -12,10 +12,6 @@
 #include "mediagen/core/message.hpp"
 #include "mediagen/db/db.hpp"
 
-namespace pqxx {
-class transaction_base;
-}
-
 namespace mediagen::templates {
 
 using mediagen::CapacityUnit;
@@ -113,10 +109,10 @@ struct CatalogueVoice {
 VoiceSettings effective_voice_settings(const Model& model, const VoiceSettings& requested, bool advanced);
 
 // Reads (one statement each; the caller's transaction or a plain read).
-std::optional<ServiceCatalogue> load_service(db::Db& db, pqxx::transaction_base& tx, std::string_view key);
-std::vector<ServiceCatalogue> load_services(db::Db& db, pqxx::transaction_base& tx, bool voice_services_only);
+std::optional<ServiceCatalogue> load_service(db::Db& db, db::Tx& tx, std::string_view key);
+std::vector<ServiceCatalogue> load_services(db::Db& db, db::Tx& tx, bool voice_services_only);
 // An active voice of `service_id`'s catalogue by its provider-format id.
-std::optional<CatalogueVoice> find_voice(db::Db& db, pqxx::transaction_base& tx, std::int64_t service_id,
+std::optional<CatalogueVoice> find_voice(db::Db& db, db::Tx& tx, std::int64_t service_id,
                                          std::string_view voice_id);
 
 struct LanguageName {
@@ -124,7 +120,7 @@ struct LanguageName {
   std::string name;
 };
 // Every language of the reference table, named in `locale`, sorted by code.
-std::vector<LanguageName> language_names(db::Db& db, pqxx::transaction_base& tx, Locale locale);
+std::vector<LanguageName> language_names(db::Db& db, db::Tx& tx, Locale locale);
 
 // Convenience for other domains: one service by key in its own read; nullopt when unknown.
 std::optional<ServiceCatalogue> find_service(db::Db& db, std::string_view key);

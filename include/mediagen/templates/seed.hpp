@@ -5,15 +5,12 @@
 // and active flags of rows that already exist are left alone, since they are the operator's
 // data once seeded.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "mediagen/db/db.hpp"
 #include "mediagen/templates/catalogue.hpp"
-
-namespace pqxx {
-class transaction_base;
-}
 
 namespace mediagen::templates {
 
@@ -37,6 +34,14 @@ struct SeedService {
 // The demo catalogue as data.
 const std::vector<SeedService>& demo_services();
 
+struct LanguageRow {
+  const char* code;
+  const char* en;
+  const char* ru;
+};
+// Names of the languages the speech voices speak (primary subtags), plus zh.
+std::span<const LanguageRow> demo_languages();
+
 // The settings a model honours without advanced_voice_settings (spec section 1): third-
 // generation provider_a models only stability, fourth-generation stability and
 // similarity_boost; every other model all four (the flag has no effect there).
@@ -55,6 +60,6 @@ struct CatalogueSeedReport {
   std::int64_t languages = 0;
 };
 
-CatalogueSeedReport seed_catalogue(db::Db& db, pqxx::transaction_base& tx);
+CatalogueSeedReport seed_catalogue(db::Db& db, db::Tx& tx);
 
 }  // namespace mediagen::templates

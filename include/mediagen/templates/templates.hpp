@@ -21,10 +21,6 @@
 #include "mediagen/db/db.hpp"
 #include "mediagen/templates/catalogue.hpp"
 
-namespace pqxx {
-class transaction_base;
-}
-
 namespace mediagen::templates {
 
 struct Template {
@@ -62,7 +58,7 @@ Result<Template> load_template(db::Db& db, UserId user, std::string_view templat
 Result<SpeechSetup> validate_stored(db::Db& db, const Template& stored);
 Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json);
 // The same inside the caller's transaction.
-Result<SpeechSetup> validate_stored_in(db::Db& db, pqxx::transaction_base& tx, std::string_view service_key,
+Result<SpeechSetup> validate_stored_in(db::Db& db, db::Tx& tx, std::string_view service_key,
                                        std::string_view config_json);
 
 // The routes' operations. Bodies are the parsed JSON request; refusals are 422 with `errors`

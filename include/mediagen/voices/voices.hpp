@@ -13,10 +13,6 @@
 #include "mediagen/db/db.hpp"
 #include "mediagen/voices/catalogue_builder.hpp"
 
-namespace pqxx {
-class transaction_base;
-}
-
 namespace mediagen::voices {
 
 // A catalogue voice record as the API shows it.
@@ -80,7 +76,7 @@ struct VoiceSeedReport {
 // Upserts the tag vocabulary and `seeds` (by service and voice_id; ids never change), and
 // deactivates voices of the seeded services that `seeds` no longer contains. The services must
 // exist already. Throws std::invalid_argument when `seeds` is empty.
-VoiceSeedReport seed_voices(db::Db& db, pqxx::transaction_base& tx, const std::vector<VoiceSeed>& seeds);
+VoiceSeedReport seed_voices(db::Db& db, db::Tx& tx, const std::vector<VoiceSeed>& seeds);
 
 
 }  // namespace mediagen::voices

@@ -9,7 +9,7 @@
 #include <chrono>
 
 #include "mediagen/db/db.hpp"
-#include "mediagen/workers/chunk_queue.hpp"
+#include "mediagen/orders/work_queue.hpp"
 
 namespace mediagen::storage {
 class ObjectStore;
@@ -26,7 +26,7 @@ struct JanitorOptions {
 struct JanitorReport {
   int files_removed = 0;  // orders whose files were removed
   int compensated = 0;
-  std::vector<StatusChange> changes;
+  std::vector<orders::OrderChange> changes;
 };
 
 class Janitor {

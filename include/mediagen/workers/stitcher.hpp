@@ -7,7 +7,7 @@
 //
 // Failure (a chunk's file missing or unreadable, a broken stream, the store failing) leaves the
 // order as it is: its stitch lease runs out and the sweeper hands the stitch out again.
-#include "mediagen/workers/chunk_queue.hpp"
+#include "mediagen/orders/work_queue.hpp"
 
 namespace mediagen::storage {
 class ObjectStore;
@@ -25,7 +25,7 @@ class Stitcher {
  public:
   explicit Stitcher(storage::ObjectStore& store) : store_(store) {}
 
-  StitchOutcome stitch(ChunkQueue& queue, const StitchJob& job, std::vector<StatusChange>* changes = nullptr);
+  StitchOutcome stitch(orders::WorkQueue& queue, const orders::StitchJob& job, std::vector<orders::OrderChange>* changes = nullptr);
 
  private:
   storage::ObjectStore& store_;

@@ -24,10 +24,13 @@ namespace mediagen::storage {
 class ObjectStore;
 }
 
+namespace mediagen::orders {
+struct OrderChange;
+}
+
 namespace mediagen::workers {
 
 class SpeechSource;
-struct StatusChange;
 namespace detail {
 struct PoolState;
 }
@@ -46,7 +49,7 @@ struct WorkerPoolOptions {
   // Called after each commit that changed an order's or an item's status (claims, settles,
   // stitches, requeues, janitor), from the pool's threads: the realtime publisher's hook.
   // Must not block for long; may be empty.
-  std::function<void(const StatusChange&)> on_change;
+  std::function<void(const orders::OrderChange&)> on_change;
 };
 
 class WorkerPool {

@@ -201,7 +201,7 @@ TEST(ErrorBody, Renders422InRussian) {
 TEST(ErrorBody, RendersADomainRefusalWithReasonEqualToErrorCode) {
   for (Reason r : {Reason::insufficient_balance, Reason::quote_mismatch, Reason::content_blocked,
                    Reason::service_maintenance}) {
-    const ApiError e = ApiError::refusal(402, r);
+    const ApiError e = ApiError::refused(r);
     const json b = body_of(e);
     EXPECT_EQ(b["success"], false);
     EXPECT_EQ(b["reason"], std::string(to_string(r)));
@@ -212,8 +212,45 @@ TEST(ErrorBody, RendersADomainRefusalWithReasonEqualToErrorCode) {
   }
 }
 
+TEST(ApiError, ARefusalTakesItsStatusFromTheSpecsTable) {
+  // Spec 7.1 and 8.1, row by row: the status is fixed by the reason, never by the caller.
+  const std::vector<std::pair<int, std::vector<Reason>>> table = {
+      {402, {Reason::insufficient_balance, Reason::insufficient_funds, Reason::insufficient_allowance,
+             Reason::no_subscription, Reason::payg_topup_required}},
+      {403, {Reason::template_access_denied}},
+      {404, {Reason::endpoint_not_found, Reason::not_reseller, Reason::gift_code_not_found}},
+      {409, {Reason::quote_mismatch, Reason::active_retry_exists, Reason::stitch_in_progress,
+             Reason::gift_code_cancel_window_expired, Reason::gift_code_not_cancellable, Reason::idempotency_key_reused}},
+      {422, {Reason::invalid_order_status, Reason::invalid_status, Reason::max_attempts_reached,
+             Reason::generative_not_supported, Reason::nothing_to_retry, Reason::text_over_capacity,
+             Reason::content_blocked, Reason::input_expired, Reason::retry_config_outdated, Reason::service_not_found,
+             Reason::template_model_outdated, Reason::source_file_required, Reason::source_file_unsupported}},
+      {429, {Reason::rate_limit_exceeded, Reason::token_quota_exceeded, Reason::limit_exceeded,
+             Reason::concurrency_limit_exceeded, Reason::policy_cooldown_active, Reason::ip_banned}},
+      {503, {Reason::service_maintenance}},
+  };
+  for (const auto& [status, reasons] : table) {
+    for (Reason r : reasons) {
+      const ApiError e = ApiError::refused(r);
+      EXPECT_EQ(e.status, status) << to_string(r);
+      EXPECT_EQ(e.reason, r);
+      EXPECT_EQ(body_of(e)["reason"], std::string(to_string(r)));
+    }
+  }
+}
+
+TEST(ApiError, TheTwoRefusalsOutsideTheTableAnswer400) {
+  const ApiError outdated = ApiError::retry_config_outdated_on_order();
+  EXPECT_EQ(outdated.status, 400);
+  EXPECT_EQ(body_of(outdated)["reason"], "retry_config_outdated");
+  const ApiError cancel = ApiError::order_not_cancellable();
+  EXPECT_EQ(cancel.status, 400);
+  EXPECT_FALSE(body_of(cancel).contains("reason"));
+  EXPECT_EQ(body_of(cancel)["message"], "Only created, pending or partially completed orders can be cancelled.");
+}
+
 TEST(ErrorBody, AppendsExtraFieldsAfterTheReason) {
-  ApiError e = ApiError::refusal(402, Reason::insufficient_balance);
+  ApiError e = ApiError::refused(Reason::insufficient_balance);
   e.with("required", std::int64_t{1500}).with("flag", true).with("note", std::string("x")).with("nothing", nullptr);
   const json b = body_of(e);
   EXPECT_EQ(b["required"], 1500);

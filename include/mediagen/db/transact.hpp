@@ -1,0 +1,68 @@
+#pragma once
+// Transactions as services use them, without libpqxx: `transact(db, fn)` runs fn(tx) in one
+// transaction and commits it; `read(db, fn)` runs one statement's worth of work with no
+// BEGIN/COMMIT around it (one round trip instead of three).
+//
+// When fn returns a Result, a refusal (the error value) rolls the transaction back and is
+// returned: refusals leave a transaction as values, never as exceptions. A broken connection or
+// an in-doubt commit throws db::Unavailable (pg.hpp). A deadlock or a serialization failure rolls
+// everything back and runs the whole of fn again (a few times), so fn must touch nothing but the
+// database (and state it resets at its start).
+#include <functional>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "mediagen/core/api_error.hpp"
+#include "mediagen/db/db.hpp"
+
+namespace mediagen::db {
+
+// Runs body in a transaction: commits when it returns true, rolls back when it returns false.
+void run_transaction(Db& db, const std::function<bool(Tx&)>& body);
+// Runs body outside an explicit transaction.
+void run_read(Db& db, const std::function<void(Tx&)>& body);
+
+namespace detail {
+template <class T>
+struct is_result : std::false_type {};
+template <class T>
+struct is_result<Result<T>> : std::true_type {};
+}  // namespace detail
+
+template <class F>
+auto transact(Db& db, F&& fn) {
+  using R = std::invoke_result_t<F&, Tx&>;
+  if constexpr (std::is_void_v<R>) {
+    run_transaction(db, [&](Tx& tx) {
+      fn(tx);
+      return true;
+    });
+  } else {
+    std::optional<R> out;
+    run_transaction(db, [&](Tx& tx) {
+      out.reset();
+      out.emplace(fn(tx));
+      if constexpr (detail::is_result<R>::value) {
+        return static_cast<bool>(*out);
+      } else {
+        return true;
+      }
+    });
+    return std::move(*out);
+  }
+}
+
+template <class F>
+auto read(Db& db, F&& fn) {
+  using R = std::invoke_result_t<F&, Tx&>;
+  if constexpr (std::is_void_v<R>) {
+    run_read(db, [&](Tx& tx) { fn(tx); });
+  } else {
+    std::optional<R> out;
+    run_read(db, [&](Tx& tx) { out.emplace(fn(tx)); });
+    return std::move(*out);
+  }
+}
+
+}  // namespace mediagen::db

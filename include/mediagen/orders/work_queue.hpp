@@ -1,0 +1,171 @@
+#pragma once
+// The work queue of orders: the one API through which workers take chunks and report what became
+// of them. Workers own threads, leases and engines; this decides every status that follows (by the
+// state machine of order_status.hpp), charges and refunds, and reports each change as an
+// OrderChange for after commit. Its SQL is in the *_store.cpp files of src/orders/.
+//
+// Order items are the queue's rows, claimed with FOR UPDATE SKIP LOCKED on the
+// partial index of waiting rows and held under a lease (lease_token + locked_until).
+//
+// Every state change and the money it moves (billing::post) commit in one transaction. Locks are
+// taken in one order everywhere (item rows, then the order row, then ledger accounts) so two
+// workers never deadlock on each other. Completion and failure are fenced by the lease token: a
+// worker that lost its lease (a "zombie" whose chunk was rescued and run again) writes nothing
+// and moves no money, so a chunk is charged once however often it runs.
+//
+// Settling: after a chunk's completion or failure the order row is locked and its positions
+// looked at (the last attempt of a position is its newest chunk|retry record):
+//   some record still pending/processing      -> nothing to decide yet;
+//   every position's last attempt completed   -> stitching starts (a leased stitch token on the
+//                                                order; the caller gets a StitchJob);
+//   some completed, the others failed/flagged -> partially_completed (the locks stay for retries);
+//   none completed                            -> failed, and the order's escrow is released.
+//
+// Blocking: every call is a libpqxx round trip on the Db it was built with; one WorkQueue per
+// thread. Throws db::Unavailable when PostgreSQL cannot be reached (nothing was committed then,
+// or, for an in-doubt commit, the caller retries: every call is idempotent under its token).
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mediagen/core/ids.hpp"
+#include "mediagen/db/db.hpp"
+#include "mediagen/orders/order_change.hpp"
+
+namespace mediagen::orders {
+
+// The NOTIFY channel that says "there is work": order creation and every path that puts a chunk
+// back in the queue send it in their transaction, so idle workers wake at commit.
+inline constexpr std::string_view kQueueChannel = "mediagen_queue";
+
+// A rescued chunk goes back to the queue until it has been claimed this often; then it fails
+// with "lease_expired" (a chunk that kills its worker every time must not loop forever).
+inline constexpr int kMaxClaims = 5;
+
+struct ClaimedChunk {
+  std::string item_id;
+  std::string order_id;
+  UserId user_id;
+  std::optional<std::string> text;  // nullopt only if retention removed it (never for live rows)
+  int chunk_index = 0;
+  std::string item_type;            // chunk | retry | regeneration
+  std::string task_type;            // tts, sfx, music, ...
+  std::string engine_request_json;  // orders.engine_request
+  std::string lease_token;
+  bool order_started = false;       // this claim moved the order to in_progress
+  std::vector<OrderChange> changes; // what the claim changed: the item, and the order if started
+};
+
+// What a finished chunk produced. timings_json: [[byte offset, byte length, start ms], ...] on
+// the chunk's own MP3 time line (the format of order_items.timings).
+struct ChunkOutput {
+  std::string result_path;  // a storage key
+  std::int64_t size = 0;    // bytes
+  std::int64_t duration_ms = 0;
+  std::string timings_json = "[]";
+};
+
+enum class FailureKind { technical, policy };  // item status failed / policy_flagged
+
+// The order is ready to be stitched; `token` fences the stitch like a lease token fences a chunk.
+struct StitchJob {
+  std::string order_id;
+  std::string token;
+};
+
+struct Settled {
+  bool applied = false;  // false: the lease was lost; nothing was written, no money moved
+  std::optional<StitchJob> stitch;
+  std::vector<OrderChange> changes;
+};
+
+struct SweepReport {
+  int requeued = 0;  // processing -> pending
+  int failed = 0;    // processing -> failed "lease_expired"
+  std::vector<OrderChange> changes;
+};
+
+// Per position, the record whose audio the result uses: the newest completed one of any type.
+struct StitchPart {
+  std::string item_id;
+  int chunk_index = 0;
+  std::optional<std::string> text;
+  std::string result_path;
+  std::optional<std::int64_t> duration_ms;
+  std::string timings_json = "[]";
+};
+
+struct StitchInputs {
+  int positions = 0;               // chunk positions of the order (its original chunks)
+  std::vector<StitchPart> parts;   // ordered by chunk_index; one per position that has audio
+};
+
+struct StitchedResult {
+  std::vector<std::string> files;          // ["orders/<id>/result.mp3"]
+  std::vector<std::string> service_files;  // subtitles
+  std::int64_t duration_ms = 0;
+};
+
+struct QueueOptions {
+  // How long a started stitch is protected before the sweeper hands it to another stitcher.
+  std::chrono::milliseconds stitch_lease{std::chrono::seconds(120)};
+};
+
+class WorkQueue {
+ public:
+  explicit WorkQueue(db::Db& db, QueueOptions options = {});
+
+  // Takes the oldest waiting chunk, if any, under a fresh lease: item pending -> processing
+  // (claims + 1), its order created|pending -> in_progress. One transaction.
+  std::optional<ClaimedChunk> claim(std::chrono::milliseconds lease);
+
+  // Extends the lease; false when it was lost (rescued, cancelled, settled).
+  bool heartbeat(std::string_view item_id, std::string_view token, std::chrono::milliseconds lease);
+
+  // Item -> completed, the chunk's charge posted (escrow -> revenue, quota escrow -> quota spent),
+  // then the order settled.
+  Settled complete(std::string_view item_id, std::string_view token, const ChunkOutput& output);
+
+  // Item -> failed (technical) or policy_flagged (policy) with `reason`; a retry's surcharge is
+  // returned; the base lock stays for the next free retry. Then the order is settled.
+  Settled fail(std::string_view item_id, std::string_view token, FailureKind kind, std::string_view reason);
+
+  // The sweeper: chunks whose lease ran out go back to the queue (or fail "lease_expired" once
+  // claimed kMaxClaims times); an in_progress order left with nothing processing and nothing
+  // completed goes back to pending. Handles at most `batch` chunks per call.
+  SweepReport release_expired_leases(int batch = 100);
+
+  // Graceful drain: the chunks of these lease tokens go back to pending at once (the drain does
+  // not count as a claim). Returns how many were released.
+  int release_own(std::span<const std::string> lease_tokens, std::vector<OrderChange>* changes = nullptr);
+
+  // What the stitcher needs to build the result.
+  StitchInputs stitch_inputs(std::string_view order_id);
+
+  // The order -> completed (result_delivered stays), result paths and duration recorded, the stitch
+  // lease cleared, and whatever is left in its escrow released ("order_release"). False when
+  // the token no longer holds the stitch (another stitcher took over, or the order was cancelled).
+  bool finish_stitch(const StitchJob& job, const StitchedResult& result, std::vector<OrderChange>* changes = nullptr);
+
+  // Stitches whose lease ran out (the stitcher crashed), each handed out again under a fresh
+  // token so only one stitcher of all instances takes it.
+  std::vector<StitchJob> expired_stitches(int batch = 20);
+
+  // Upkeep (the janitor): terminal orders older than `age` whose files are still there.
+  std::vector<std::string> retention_due(std::chrono::seconds age, int batch);
+  // The order's files are gone: its texts are forgotten, its paths stay listed.
+  void mark_files_removed(std::string_view order_id);
+  // partially_completed orders unchanged for `age`: compensated, what their escrow still holds
+  // released ("order_release"). Returns the changes made.
+  std::vector<OrderChange> compensate_abandoned(std::chrono::seconds age, int batch);
+
+ private:
+  db::Db& db_;
+  QueueOptions options_;
+};
+
+}  // namespace mediagen::orders

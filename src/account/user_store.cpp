@@ -1,0 +1,89 @@
+#include "mediagen/account/users.hpp"
+
+#include <stdexcept>
+
+#include "mediagen/billing/ledger.hpp"
+#include "mediagen/db/pg.hpp"
+
+namespace mediagen::account {
+namespace {
+
+const db::Statement kProfile{
+    "account_profile",
+    "SELECT u.id, u.email, u.name, u.locale, u.blocked_at IS NOT NULL,"
+    " extract(epoch from u.created_at)::bigint, extract(epoch from u.updated_at)::bigint,"
+    " COALESCE(b.balance, 0), a.id, a.code, a.precision"
+    " FROM users u CROSS JOIN currency_assets a"
+    " LEFT JOIN ledger_accounts b ON b.kind = 'wallet' AND b.owner = 'user:' || u.id AND b.asset_id = a.id"
+    " WHERE u.id = $1 AND u.deleted_at IS NULL AND a.is_default"};
+
+TimePoint from_epoch(const pqxx::field& f) { return TimePoint{std::chrono::seconds{f.as<std::int64_t>()}}; }
+
+std::optional<Profile> load(db::Db& db, db::Tx& tx, UserId id) {
+  auto rows = db.exec(tx, kProfile, id.value);
+  if (rows.empty()) return std::nullopt;
+  const auto& r = rows[0];
+  Profile p;
+  p.id = UserId{r[0].as<std::int64_t>()};
+  p.email = r[1].as<std::string>();
+  p.name = r[2].as<std::string>();
+  p.locale = parse_locale(r[3].as<std::string>());
+  p.blocked = r[4].as<bool>();
+  p.created_at = from_epoch(r[5]);
+  p.updated_at = from_epoch(r[6]);
+  p.balance = MinorUnits{r[7].as<std::int64_t>()};
+  p.asset = CurrencyAsset{AssetId{r[8].as<std::int64_t>()}, r[9].as<std::string>(), r[10].as<int>()};
+  return p;
+}
+
+bool plausible_email(const std::string& email) {
+  auto at = email.find('@');
+  return email.size() <= 254 && at != std::string::npos && at > 0 && at + 1 < email.size() &&
+         email.find_first_of(" \t\r\n") == std::string::npos;
+}
+
+}  // namespace
+
+Profile create_user(db::Db& db, const NewUser& request) {
+  if (!plausible_email(request.email)) throw std::invalid_argument("invalid email: " + request.email);
+  if (request.initial_balance.value < 0) throw std::invalid_argument("the initial balance cannot be negative");
+  return db::transact(db, [&](db::Tx& tx) {
+    auto taken = tx.exec_params("SELECT 1 FROM users WHERE lower(email) = lower($1)", request.email);
+    db.count();
+    if (!taken.empty()) throw std::invalid_argument("a user with email " + request.email + " already exists");
+    auto rows = tx.exec_params("INSERT INTO users (email, name, locale) VALUES ($1, $2, $3) RETURNING id",
+                               request.email, request.name, std::string(locale_code(request.locale)));
+    db.count();
+    UserId id{rows[0][0].as<std::int64_t>()};
+    if (request.initial_balance.value > 0) billing::adjust_wallet(db, tx, id, request.initial_balance, "initial balance");
+    return *load(db, tx, id);
+  });
+}
+
+std::optional<Profile> find_profile(db::Db& db, UserId id) {
+  return db::read(db, [&](db::Tx& tx) { return load(db, tx, id); });
+}
+
+std::optional<Profile> adjust_balance(db::Db& db, UserId id, MinorUnits delta, const std::string& note) {
+  return db::transact(db, [&](db::Tx& tx) -> std::optional<Profile> {
+    auto exists = tx.exec_params("SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL FOR UPDATE", id.value);
+    db.count();
+    if (exists.empty()) return std::nullopt;
+    if (delta.value != 0) billing::adjust_wallet(db, tx, id, delta, note);
+    return load(db, tx, id);
+  });
+}
+
+std::optional<Profile> set_blocked(db::Db& db, UserId id, bool blocked) {
+  return db::transact(db, [&](db::Tx& tx) -> std::optional<Profile> {
+    auto rows = tx.exec_params(
+        "UPDATE users SET blocked_at = CASE WHEN $2 THEN COALESCE(blocked_at, now()) ELSE NULL END,"
+        " updated_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING id",
+        id.value, blocked);
+    db.count();
+    if (rows.empty()) return std::nullopt;
+    return load(db, tx, id);
+  });
+}
+
+}  // namespace mediagen::account

@@ -1,0 +1,126 @@
+#include "mediagen/billing/ledger.hpp"
+
+#include "mediagen/core/uuid.hpp"
+#include "mediagen/db/pg.hpp"
+
+namespace mediagen::billing {
+namespace {
+
+// Opens the transaction record; no row means (kind, reference) was posted before.
+const db::Statement kOpenTxn{
+    "ledger_open_txn",
+    "INSERT INTO ledger_txns (kind, reference, user_id, order_id, item_id, note)"
+    " VALUES ($1, $2, NULLIF($3, 0), NULLIF($4, '')::uuid, NULLIF($5, '')::uuid, NULLIF($6, ''))"
+    " ON CONFLICT (kind, reference) DO NOTHING RETURNING id"};
+
+// One leg in one round trip: debit the source (refused below zero unless it may go negative),
+// credit the destination (created on first use) and write both entries with the balance chain.
+// No row back: the source could not pay.
+const db::Statement kLeg{
+    "ledger_leg",
+    "WITH d AS ("
+    "  UPDATE ledger_accounts SET balance = balance - $6, version = version + 1, updated_at = now()"
+    "  WHERE kind = $1 AND owner = $2 AND asset_id = $5 AND (allow_negative OR balance >= $6)"
+    "  RETURNING id, balance, version),"
+    " c AS ("
+    "  INSERT INTO ledger_accounts (kind, owner, user_id, order_id, asset_id, balance, version)"
+    "  SELECT $3, $4, NULLIF($7, 0), NULLIF($8, '')::uuid, $5, $6, 1 FROM d"
+    "  ON CONFLICT (kind, owner, asset_id) DO UPDATE SET balance = ledger_accounts.balance + EXCLUDED.balance,"
+    "   version = ledger_accounts.version + 1, updated_at = now()"
+    "  RETURNING id, balance, version)"
+    " INSERT INTO ledger_entries (txn_id, account_id, asset_id, amount, prev_balance, new_balance, account_version,"
+    "  order_id, item_id)"
+    " SELECT $9::bigint, d.id, $5, -$6::bigint, d.balance + $6, d.balance, d.version, NULLIF($10, '')::uuid, NULLIF($11, '')::uuid"
+    " FROM d"
+    " UNION ALL"
+    " SELECT $9::bigint, c.id, $5, $6::bigint, c.balance - $6, c.balance, c.version, NULLIF($10, '')::uuid, NULLIF($11, '')::uuid"
+    " FROM c"};
+
+const db::Statement kBalance{
+    "ledger_balance", "SELECT balance FROM ledger_accounts WHERE kind = $1 AND owner = $2 AND asset_id = $3 FOR UPDATE"};
+const db::Statement kDefaultAsset{
+    "billing_default_asset", "SELECT id, code, precision FROM currency_assets WHERE is_default AND deleted_at IS NULL"};
+const db::Statement kTokenAsset{"billing_token_asset", "SELECT id FROM currency_assets WHERE kind = 'tokens'"};
+
+std::string user_owner(UserId user) { return "user:" + std::to_string(user.value); }
+
+}  // namespace
+
+std::string_view to_string(AccountKind kind) noexcept {
+  switch (kind) {
+    case AccountKind::wallet: return "wallet";
+    case AccountKind::escrow: return "escrow";
+    case AccountKind::revenue: return "revenue";
+    case AccountKind::funding: return "funding";
+    case AccountKind::quota: return "quota";
+    case AccountKind::quota_escrow: return "quota_escrow";
+    case AccountKind::quota_spent: return "quota_spent";
+    case AccountKind::quota_funding: return "quota_funding";
+  }
+  return "wallet";
+}
+
+Account Account::wallet(UserId user, AssetId asset) {
+  return {AccountKind::wallet, user_owner(user), user.value, "", asset};
+}
+Account Account::quota(UserId user, AssetId tokens) {
+  return {AccountKind::quota, user_owner(user), user.value, "", tokens};
+}
+Account Account::escrow(UserId user, std::string_view order_id, AssetId asset) {
+  return {AccountKind::escrow, "order:" + std::string(order_id), user.value, std::string(order_id), asset};
+}
+Account Account::quota_escrow(UserId user, std::string_view order_id, AssetId tokens) {
+  return {AccountKind::quota_escrow, "order:" + std::string(order_id), user.value, std::string(order_id), tokens};
+}
+Account Account::platform(AccountKind kind, AssetId asset) { return {kind, "platform", 0, "", asset}; }
+
+Posted post(db::Db& db, db::Tx& tx, const Transfer& t) {
+  bool any = false;
+  for (const auto& leg : t.legs) {
+    if (leg.amount < 0) throw std::invalid_argument("a ledger leg moves a positive amount");
+    if (leg.from.asset != leg.to.asset) throw std::invalid_argument("a ledger leg stays within one asset");
+    any = any || leg.amount > 0;
+  }
+  if (!any) return Posted::yes;
+  auto opened = db.exec(tx, kOpenTxn, std::string(t.kind), t.reference, t.user.value, t.order_id, t.item_id, t.note);
+  if (opened.empty()) return Posted::already;
+  const std::int64_t txn = opened[0][0].as<std::int64_t>();
+  for (const auto& leg : t.legs) {
+    if (leg.amount == 0) continue;
+    auto rows = db.exec(tx, kLeg, std::string(to_string(leg.from.kind)), leg.from.owner,
+                        std::string(to_string(leg.to.kind)), leg.to.owner, leg.from.asset.value, leg.amount,
+                        leg.to.user_id, leg.to.order_id, txn, t.order_id, t.item_id);
+    if (rows.affected_rows() != 2) throw InsufficientBalance();
+  }
+  return Posted::yes;
+}
+
+std::int64_t balance(db::Db& db, db::Tx& tx, const Account& account) {
+  auto rows = db.exec(tx, kBalance, std::string(to_string(account.kind)), account.owner, account.asset.value);
+  return rows.empty() ? 0 : rows[0][0].as<std::int64_t>();
+}
+
+CurrencyAsset default_asset(db::Db& db, db::Tx& tx) {
+  auto rows = db.exec(tx, kDefaultAsset);
+  if (rows.empty()) throw std::runtime_error("no default currency asset: run the migrations");
+  return CurrencyAsset{AssetId{rows[0][0].as<std::int64_t>()}, rows[0][1].as<std::string>(), rows[0][2].as<int>()};
+}
+
+AssetId token_asset(db::Db& db, db::Tx& tx) {
+  auto rows = db.exec(tx, kTokenAsset);
+  if (rows.empty()) throw std::runtime_error("no token asset: run the migrations");
+  return AssetId{rows[0][0].as<std::int64_t>()};
+}
+
+MinorUnits adjust_wallet(db::Db& db, db::Tx& tx, UserId user, MinorUnits delta, std::string note) {
+  const auto asset = default_asset(db, tx).id;
+  const auto wallet = Account::wallet(user, asset);
+  const auto funding = Account::platform(AccountKind::funding, asset);
+  Transfer t{.kind = "admin_adjustment", .reference = random_uuid(), .user = user, .note = std::move(note)};
+  if (delta.value > 0) t.legs.push_back({funding, wallet, delta.value});
+  if (delta.value < 0) t.legs.push_back({wallet, funding, -delta.value});
+  post(db, tx, t);
+  return MinorUnits{balance(db, tx, wallet)};
+}
+
+}  // namespace mediagen::billing

@@ -1,0 +1,94 @@
+// Order cancel and order retry (spec 3.1, 4.1, 7.1).
+#include <nlohmann/json.hpp>
+
+#include "mediagen/core/uuid.hpp"
+#include "mediagen/db/transact.hpp"
+#include "mediagen/orders/order_json.hpp"
+#include "mediagen/orders/order_money.hpp"
+#include "mediagen/orders/order_reads.hpp"
+#include "mediagen/orders/orders.hpp"
+#include "mediagen/templates/templates.hpp"
+#include "order_action_store.hpp"
+#include "order_create_service.hpp"
+
+namespace mediagen::orders {
+namespace {
+
+Result<OperationReply> render(db::Db& db, const Caller& caller, std::string_view order_id) {
+  auto order = find_own_order(db, caller.principal.user_id, order_id, false);
+  if (!order) return order.error();
+  return OperationReply{.status = 200, .message = "orders.cancelled", .data_json = order_json(*order, caller.tz)};
+}
+
+}  // namespace
+
+Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::string_view order_id) {
+  if (!is_uuid(order_id)) return ApiError::not_found();
+  const std::string id(order_id);
+  std::vector<OrderChange> changes;
+  auto cancelled = db::transact(db, [&](db::Tx& tx) -> Result<void> {
+    changes.clear();  // a transaction that is run again starts over
+    lock_live_items(db, tx, id);
+    const auto lock = lock_order_for_action(db, tx, id);
+    if (!lock || lock->owner != caller.principal.user_id) return ApiError::not_found();
+    if (!can_move(lock->status, OrderStatus::cancelled, Trigger::cancel)) return ApiError::order_not_cancellable();
+    if (lock->stitching) return ApiError::refused(Reason::stitch_in_progress);
+    for (auto& item_id : stop_live_items(db, tx, id)) {
+      changes.push_back({.subject = OrderChange::Subject::item, .id = std::move(item_id), .order_id = id,
+                         .status = to_string(ItemStatus::failed)});
+    }
+    release_order(db, tx, {caller.principal.user_id, id, lock->money, lock->tokens});
+    mark_cancelled(db, tx, id);
+    return {};
+  });
+  if (!cancelled) return cancelled.error();
+  // The order last: a client that stops listening at a terminal status has seen its items' events.
+  changes.push_back(
+      {.subject = OrderChange::Subject::order, .id = id, .order_id = id, .status = to_string(OrderStatus::cancelled)});
+  auto reply = render(db, caller, id);
+  if (reply) reply->changes = std::move(changes);
+  return reply;
+}
+
+Result<OperationReply> retry_order(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
+                                   const nlohmann::json& body, const std::optional<IdempotencyKey>& idempotency) {
+  if (!body.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
+  if (auto v = body.find("confirm_payg_topup"); v != body.end() && !v->is_null() && !v->is_boolean()) {
+    return ApiError::validation("confirm_payg_topup", Message{"validation.boolean", {{"attribute", "confirm_payg_topup"}}});
+  }
+  if (auto v = body.find("quote_token"); v != body.end() && !v->is_null() && !v->is_string()) {
+    return ApiError::validation("quote_token", Message{"validation.string", {{"attribute", "quote_token"}}});
+  }
+  if (!is_uuid(order_id)) return ApiError::not_found();
+  const auto source = read_retry_source(db, std::string(order_id));
+  if (!source || source->owner != caller.principal.user_id) return ApiError::not_found();
+  // Spec 3.1: a new order from a completed one only.
+  if (source->status != OrderStatus::completed && source->status != OrderStatus::result_delivered) {
+    return ApiError::refused(Reason::invalid_order_status);
+  }
+  if (!source->input_text) return ApiError::refused(Reason::input_expired);
+
+  NewOrder order;
+  order.task_type = source->task_type;
+  order.service_key = source->service_key;
+  order.template_id = source->template_id;
+  order.config_override = source->config_override;
+  order.mode = generation_mode_from_string(source->generation_mode).value_or(GenerationMode::ordinary);
+  order.task_data = source->task_data;
+  order.input_text = *source->input_text;
+  order.retry_of = std::string(order_id);
+  if (order.task_type == "tts") {
+    // The snapshot of the original, checked against the CURRENT schema (spec 7.1: 400
+    // retry_config_outdated when it no longer passes; later template edits do not matter).
+    auto setup = templates::validate_stored(db, order.service_key, source->config_snapshot);
+    if (!setup) return ApiError::retry_config_outdated_on_order();
+    // The voice and settings the snapshot resolves to today.
+    use_speech_setup(order, *setup);
+  } else if (!use_prompt_service(db, order.task_type, order)) {
+    return ApiError::retry_config_outdated_on_order();
+  }
+  order.plan = plan_chunks(order.input_text, order.chunker);
+  return insert_order(db, redis, caller, order, std::nullopt, idempotency, "orders.retry:" + std::string(order_id));
+}
+
+}  // namespace mediagen::orders

@@ -1,0 +1,49 @@
+#pragma once
+// The SQL of order cancel and order retry (order_action_service.cpp), and the lock of an order's
+// live items that every order action takes first.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mediagen/core/ids.hpp"
+#include "mediagen/db/db.hpp"
+#include "mediagen/orders/order_status.hpp"
+
+namespace mediagen::orders {
+
+// The lock order of every transaction that changes an order: its live item rows first (this),
+// then the order row, then ledger accounts (workers take an item row, then the order row, too).
+void lock_live_items(db::Db& db, db::Tx& tx, const std::string& order_id);
+
+// The order row, locked (after its live items).
+struct ActionLock {
+  UserId owner;
+  OrderStatus status = OrderStatus::created;
+  bool stitching = false;  // a stitch is due or running
+  AssetId money;
+  AssetId tokens;
+};
+std::optional<ActionLock> lock_order_for_action(db::Db& db, db::Tx& tx, const std::string& order_id);
+
+// Every live record of the order fails with "order_cancelled" and loses its lease (a completion
+// arriving later writes nothing); returns their ids. Then the order is cancelled.
+std::vector<std::string> stop_live_items(db::Db& db, db::Tx& tx, const std::string& order_id);
+void mark_cancelled(db::Db& db, db::Tx& tx, const std::string& order_id);
+
+// What order retry copies from the original.
+struct RetrySource {
+  UserId owner;
+  OrderStatus status = OrderStatus::created;
+  std::string task_type;
+  std::string service_key;
+  std::optional<std::string> template_id;
+  std::string config_snapshot;
+  std::string config_override;
+  std::string generation_mode;
+  std::string task_data;
+  std::optional<std::string> input_text;  // nullopt once retention removed it
+};
+std::optional<RetrySource> read_retry_source(db::Db& db, const std::string& order_id);
+
+}  // namespace mediagen::orders

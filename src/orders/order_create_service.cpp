@@ -1,0 +1,178 @@
+// Order creation (spec 4.1.1) and the transaction it shares with order retry. The checks run in
+// the spec's order - template access (403), token quota (429), billing (402), maintenance (503),
+// request shape (422) - and the order, its chunks, the lock of its estimate and the
+// Idempotency-Key answer commit together in one transaction, or nothing does. The SQL is in
+// order_write_store.cpp.
+#include "order_create_service.hpp"
+#include "mediagen/core/json_text.hpp"
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "idempotency_store.hpp"
+#include "mediagen/billing/ledger.hpp"
+#include "mediagen/cache/token_window.hpp"
+#include "mediagen/core/uuid.hpp"
+#include "mediagen/db/transact.hpp"
+#include "mediagen/orders/order.hpp"
+#include "mediagen/orders/order_json.hpp"
+#include "mediagen/orders/order_money.hpp"
+#include "key_tokens.hpp"
+#include "order_pricing.hpp"
+#include "order_request.hpp"
+#include "order_write_store.hpp"
+#include "mediagen/orders/text_rules.hpp"
+#include "mediagen/templates/templates.hpp"
+
+namespace mediagen::orders {
+namespace {
+
+std::string engine_request_json(const templates::SpeechSetup& setup, std::string_view engine) {
+  nlohmann::json settings = nlohmann::json::object();
+  if (setup.effective.stability) settings["stability"] = *setup.effective.stability;
+  if (setup.effective.similarity_boost) settings["similarity_boost"] = *setup.effective.similarity_boost;
+  if (setup.effective.speed) settings["speed"] = *setup.effective.speed;
+  if (setup.effective.use_speaker_boost) settings["use_speaker_boost"] = *setup.effective.use_speaker_boost;
+  return to_json_text(nlohmann::json{{"engine", engine},
+                                     {"voice", setup.voice.espeak_voice},
+                                     {"variant", setup.voice.espeak_variant},
+                                     {"language", setup.language_code.value_or("")},
+                                     {"settings", std::move(settings)}});
+}
+
+}  // namespace
+
+void use_speech_setup(NewOrder& order, const templates::SpeechSetup& setup) {
+  order.model_id = setup.model.model_id;
+  order.config_snapshot = setup.config_json;
+  order.chunker = {.capacity = static_cast<std::size_t>(setup.model.capacity),
+                   .unit = setup.model.capacity_unit,
+                   .mode = order.mode};
+  order.price_per_1k_minor = setup.model.price_per_1k_minor;
+  order.engine_request = engine_request_json(setup, "espeak");
+}
+
+bool use_prompt_service(db::Db& db, const std::string& task_type, NewOrder& order) {
+  const auto service = find_prompt_service(db, task_type);
+  if (!service) return false;
+  order.service_key = service->service_key;
+  order.model_id = service->model_id;
+  order.price_per_1k_minor = service->price_per_1k_minor;
+  order.chunker = {.capacity = kPromptCapacity, .unit = CapacityUnit::chars, .mode = GenerationMode::ordinary};
+  order.engine_request = "{\"engine\":\"" + service->engine + "\",\"task_type\":\"" + task_type + "\"}";
+  return true;
+}
+
+Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Caller& caller, const NewOrder& order,
+                                    std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,
+                                    std::string_view idempotency_scope, int created_status) {
+  const auth::Principal& principal = caller.principal;
+  const UserId user = principal.user_id;
+  const std::int64_t tokens = static_cast<std::int64_t>(order.plan.billable_chars);
+
+  KeyTokens key_tokens(redis, caller);
+  auto reply = db::transact(db, [&](db::Tx& tx) -> Result<OperationReply> {
+    if (idempotency) {
+      auto claimed = claim_idempotency_key(db, tx, user, idempotency_scope, *idempotency);
+      if (!claimed) return claimed.error();
+      if (*claimed) return **claimed;  // a replay: nothing else is written
+    }
+    const CreateContext ctx = read_create_context(db, tx, user);
+
+    // 429: concurrency slots of the plan, then the key's token pool.
+    if (ctx.slots && lock_user_and_count_active(db, tx, user) >= *ctx.slots) {
+      return ApiError::refused(Reason::concurrency_limit_exceeded);
+    }
+    if (auto refusal = key_tokens.take(db, tx, tokens)) return *refusal;
+
+    // 402: subscription quota first, the rest from the balance.
+    const std::int64_t quota = ctx.subscribed ? lock_subscription_quota(db, tx, user, ctx.tokens) : 0;
+    std::vector<std::int64_t> chunk_tokens;
+    chunk_tokens.reserve(order.plan.chunks.size());
+    for (const auto& c : order.plan.chunks) chunk_tokens.push_back(static_cast<std::int64_t>(c.billable_length));
+    const OrderPrice price = price_order(chunk_tokens, quota, order.price_per_1k_minor);
+
+    const std::string order_id = random_uuid();
+    const OrderAccounts accounts{user, order_id, ctx.money, ctx.tokens};
+    try {
+      lock_order(db, tx, accounts, {.quota_tokens = price.from_quota, .minor = price.minor});
+    } catch (const billing::InsufficientBalance&) {
+      return ApiError::refused(Reason::insufficient_balance);
+    }
+
+    // 503, then 422.
+    if (ctx.maintenance) return ApiError::refused(Reason::service_maintenance);
+    if (shape) return *shape;
+
+    const TimePoint created_at = insert_order_and_chunks(
+        db, tx, {order_id, user, principal.key_id, order, ctx.money, price, chunk_tokens});
+
+    Order o;
+    o.id = order_id;
+    o.user_id = user;
+    o.task_type = order.task_type;
+    o.status = OrderStatus::created;
+    o.service_key = order.service_key;
+    o.template_id = order.template_id;
+    o.config_override_json = order.config_override;
+    o.generation_mode = std::string(to_string(order.mode));
+    o.price_units = price.minor;
+    o.tokens_from_quota = price.from_quota;
+    o.tokens_from_payg = price.from_payg;
+    o.retry_of = order.retry_of;
+    o.created_at = o.updated_at = created_at;
+    OperationReply answer{.status = created_status, .message = "orders.created", .data_json = order_json(o, caller.tz)};
+    if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
+    return answer;
+  });
+  if (reply && !reply->replayed) key_tokens.keep();
+  return reply;
+}
+
+Result<OperationReply> create_order(db::Db& db, cache::Redis& redis, const Caller& caller, const nlohmann::json& body,
+                                    const std::optional<IdempotencyKey>& idempotency) {
+  const UserId user = caller.principal.user_id;
+  if (idempotency) {
+    if (auto replay = stored_reply(db, user, "orders.create", *idempotency)) return std::move(*replay);
+  }
+  auto read = read_create_request(body);
+  if (!read) return read.error();
+  CreateRequest& req = *read;
+
+  NewOrder order;
+  order.task_type = req.task_type;
+  order.config_override = to_json_text(req.config_override);
+  order.mode = req.mode;
+  order.task_data = to_json_text(req.task_data);
+  order.input_text = req.text;
+
+  // Template access first (403 / 404); a template that no longer passes the schema is a shape
+  // problem, reported with the other 422s.
+  std::optional<ApiError> outdated;
+  if (req.template_id) {
+    auto stored = templates::load_template(db, user, *req.template_id);
+    if (!stored) return stored.error();
+    order.template_id = stored->id;
+    order.service_key = stored->service_key;
+    auto setup = templates::validate_stored(db, *stored);
+    if (!setup) outdated = setup.error();
+    else use_speech_setup(order, *setup);
+  } else if (req.task_type == "sfx" || req.task_type == "music") {
+    if (!use_prompt_service(db, req.task_type, order)) req.refusal = ApiError::refused(Reason::service_not_found);
+  }
+
+  // The estimate: what the text will bill, even when another field is wrong (billing is checked
+  // before the shape); nothing when there is no usable text, which the shape check refuses.
+  if (req.text_ok && !outdated && !order.service_key.empty()) order.plan = plan_chunks(order.input_text, order.chunker);
+
+  std::optional<ApiError> shape;
+  if (!req.acceptable() || outdated) {
+    if (req.refusal) shape = std::move(req.refusal);
+    else if (auto e = req.errors.take()) shape = std::move(*e);
+    else shape = std::move(outdated);
+  }
+  return insert_order(db, redis, caller, order, std::move(shape), idempotency, "orders.create");
+}
+
+}  // namespace mediagen::orders

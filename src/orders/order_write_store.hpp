@@ -1,0 +1,56 @@
+#pragma once
+// The SQL of order creation (order_create_service.cpp): what the creating transaction reads and
+// locks, and the order and its chunks in two statements. Every function but find_prompt_service
+// runs inside the caller's transaction.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mediagen/core/clock.hpp"
+#include "mediagen/core/ids.hpp"
+#include "mediagen/db/db.hpp"
+#include "order_create_service.hpp"
+#include "order_pricing.hpp"
+
+namespace mediagen::orders {
+
+// Assets, the maintenance switch and the live subscription (its slots), in one round trip.
+struct CreateContext {
+  AssetId money;
+  AssetId tokens;
+  bool maintenance = false;
+  bool subscribed = false;
+  std::optional<std::int64_t> slots;  // the plan's concurrency slots; none: unlimited
+};
+CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user);
+
+// Locks the user's row (serialising one user's creations while slots are counted) and counts
+// the orders still active.
+std::int64_t lock_user_and_count_active(db::Db& db, db::Tx& tx, UserId user);
+
+// The subscription quota left, its ledger row locked so concurrent orders split it exactly.
+std::int64_t lock_subscription_quota(db::Db& db, db::Tx& tx, UserId user, AssetId tokens);
+
+// The order row and every chunk (one statement each, never one per chunk); returns created_at.
+struct OrderInsert {
+  const std::string& order_id;
+  UserId user;
+  ApiKeyId key;
+  const NewOrder& order;
+  AssetId money;
+  const OrderPrice& price;
+  const std::vector<std::int64_t>& chunk_tokens;
+};
+TimePoint insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert& insert);
+
+// A template-less service (sfx, music): its first active model and its engine.
+struct PromptService {
+  std::string service_key;
+  std::string model_id;
+  std::int64_t price_per_1k_minor = 0;
+  std::string engine;
+};
+std::optional<PromptService> find_prompt_service(db::Db& db, const std::string& task_type);
+
+}  // namespace mediagen::orders

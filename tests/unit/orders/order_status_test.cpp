@@ -1,0 +1,91 @@
+// The order state machine: the moves of spec 3.1 and 3.2 and of openapi's choices, and the
+// decision an order takes when its records settle.
+#include "mediagen/orders/order_status.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mediagen::orders {
+namespace {
+
+TEST(OrderMoves, TheSpecsTransitionsAreAllowed) {
+  // Spec 3.1: cancel from created, pending and partially_completed only.
+  for (auto from : {OrderStatus::created, OrderStatus::pending, OrderStatus::partially_completed}) {
+    EXPECT_TRUE(can_move(from, OrderStatus::cancelled, Trigger::cancel)) << to_string(from);
+  }
+  for (auto from : {OrderStatus::in_progress, OrderStatus::completed, OrderStatus::result_delivered,
+                    OrderStatus::failed, OrderStatus::compensated, OrderStatus::cancelled}) {
+    EXPECT_FALSE(can_move(from, OrderStatus::cancelled)) << to_string(from);
+  }
+  // partially_completed -> completed once every failed chunk succeeded (after the stitch).
+  EXPECT_TRUE(can_move(OrderStatus::partially_completed, OrderStatus::completed, Trigger::stitch_finished));
+  EXPECT_TRUE(can_move(OrderStatus::completed, OrderStatus::result_delivered, Trigger::delivered));
+}
+
+TEST(OrderMoves, NothingLeavesAClosedStatus) {
+  for (const auto& move : kOrderMoves) {
+    EXPECT_FALSE(is_closed(move.from)) << to_string(move.from) << " -> " << to_string(move.to);
+    EXPECT_NE(move.from, move.to);
+  }
+  EXPECT_FALSE(can_move(OrderStatus::result_delivered, OrderStatus::completed));
+  EXPECT_FALSE(can_move(OrderStatus::failed, OrderStatus::pending));
+}
+
+TEST(ItemMoves, OnlyAClaimedRecordFinishes) {
+  for (auto to : {ItemStatus::completed, ItemStatus::policy_flagged}) {
+    EXPECT_TRUE(can_move(ItemStatus::processing, to, Trigger::engine_outcome));
+    EXPECT_FALSE(can_move(ItemStatus::pending, to));
+  }
+  EXPECT_TRUE(can_move(ItemStatus::pending, ItemStatus::processing, Trigger::claim));
+  EXPECT_TRUE(can_move(ItemStatus::processing, ItemStatus::pending, Trigger::lease_expired));
+  EXPECT_TRUE(can_move(ItemStatus::pending, ItemStatus::failed, Trigger::cancel));
+  // A finished record never changes again: a retry is a new record (spec 3.2).
+  for (const auto& move : kItemMoves) {
+    EXPECT_NE(move.from, ItemStatus::completed);
+    EXPECT_NE(move.from, ItemStatus::failed);
+    EXPECT_NE(move.from, ItemStatus::policy_flagged);
+  }
+}
+
+TEST(Settle, WaitsWhileARecordIsLive) {
+  EXPECT_EQ(settle(OrderStatus::in_progress, {.live = 1, .completed = 2, .positions = 3}, true), Settlement::wait);
+  EXPECT_EQ(settle(OrderStatus::in_progress, {.live = 0, .completed = 0, .positions = 0}, false), Settlement::wait);
+}
+
+TEST(Settle, AllCompletedStitchesSomeCompletedIsPartialNoneFails) {
+  EXPECT_EQ(settle(OrderStatus::in_progress, {.live = 0, .completed = 3, .positions = 3}, true), Settlement::stitch);
+  EXPECT_EQ(settle(OrderStatus::in_progress, {.live = 0, .completed = 1, .positions = 3}, false),
+            Settlement::partially_completed);
+  EXPECT_EQ(settle(OrderStatus::in_progress, {.live = 0, .completed = 0, .positions = 3}, false), Settlement::failed);
+  EXPECT_EQ(settle(OrderStatus::partially_completed, {.live = 0, .completed = 3, .positions = 3}, true),
+            Settlement::stitch);
+}
+
+TEST(Settle, AFinishedOrderIsStitchedAgainOnlyForNewAudio) {
+  for (auto status : {OrderStatus::completed, OrderStatus::result_delivered}) {
+    EXPECT_EQ(settle(status, {.live = 0, .completed = 3, .positions = 3}, true), Settlement::stitch);
+    EXPECT_EQ(settle(status, {.live = 0, .completed = 3, .positions = 3}, false), Settlement::wait);
+  }
+}
+
+TEST(Settle, AClosedOrderDecidesNothing) {
+  for (auto status : {OrderStatus::failed, OrderStatus::compensated, OrderStatus::cancelled}) {
+    EXPECT_EQ(settle(status, {.live = 0, .completed = 3, .positions = 3}, true), Settlement::wait);
+  }
+}
+
+TEST(Settle, EveryDecisionIsAListedMove) {
+  const Positions all{.live = 0, .completed = 2, .positions = 2};
+  const Positions some{.live = 0, .completed = 1, .positions = 2};
+  const Positions none{.live = 0, .completed = 0, .positions = 2};
+  EXPECT_EQ(settle(OrderStatus::in_progress, some, false), Settlement::partially_completed);
+  EXPECT_TRUE(can_move(OrderStatus::in_progress, OrderStatus::partially_completed, Trigger::settle));
+  for (auto from : {OrderStatus::in_progress, OrderStatus::partially_completed}) {
+    EXPECT_EQ(settle(from, all, true), Settlement::stitch);
+    EXPECT_TRUE(can_move(from, OrderStatus::completed, Trigger::stitch_finished));
+    EXPECT_EQ(settle(from, none, false), Settlement::failed);
+    EXPECT_TRUE(can_move(from, OrderStatus::failed, Trigger::settle));
+  }
+}
+
+}  // namespace
+}  // namespace mediagen::orders
