@@ -5,6 +5,8 @@
 #include <array>
 #include <stdexcept>
 
+#include "mediagen/core/ascii.hpp"
+
 namespace mediagen {
 
 bool is_uuid(std::string_view text) noexcept {
@@ -37,11 +39,7 @@ std::string random_uuid() {
 }
 
 std::string lowercase_id(std::string_view text) {
-  std::string id(text);
-  for (char& c : id) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return id;
+  return ascii_lower(text);
 }
 
 }  // namespace mediagen
