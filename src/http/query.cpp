@@ -11,8 +11,8 @@
 namespace mediagen::http {
 namespace {
 
-// The characters of a query in RFC 3986, and '%' of the escapes already there.
-constexpr auto kQueryChars = boost::urls::pchars + '/' + '?' + '%';
+// The characters of a query in RFC 3986.
+constexpr auto kQueryChars = boost::urls::pchars + '/' + '?';
 
 // ApiError is an aggregate, so a bare integer would convert to either side of the result.
 Result<std::int64_t> ok(std::int64_t v) { return Result<std::int64_t>(boost::system::in_place_value, v); }
@@ -30,16 +30,15 @@ Message min_message(std::string_view field, std::int64_t min) {
 
 Query Query::parse(std::string_view raw) {
   // Boost.URL reads only RFC 3986 characters and well-formed escapes; a request may send any
-  // byte. Escaping the rest first changes nothing once decoded.
-  const std::string escaped = boost::urls::encode(escape_stray_percent(raw), kQueryChars);
-  const auto params = boost::urls::parse_query(escaped);
+  // byte. Every other byte and every '%' is escaped first, so the split sees the raw names and
+  // values, which are then decoded as they always were.
+  const std::string literal = boost::urls::encode(raw, kQueryChars);
+  const auto params = boost::urls::parse_query(literal);
   Query q;
   if (!params) return q;  // unreachable: every byte is now a query character
-  boost::urls::encoding_opts options;
-  options.space_as_plus = true;
   for (const auto& param : *params) {
     if (param.key.empty()) continue;  // "&&" and "=x" carry no parameter
-    q.items_.push_back({param.key.decode(options), param.value.decode(options)});
+    q.items_.push_back({percent_decode(param.key.decode(), true), percent_decode(param.value.decode(), true)});
   }
   return q;
 }
