@@ -3,12 +3,12 @@
 #include <charconv>
 #include <cmath>
 
+#include "mediagen/core/hex.hpp"
 #include "mediagen/core/utf8.hpp"
 
 namespace mediagen {
 
 void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out.reserve(out.size() + text.size() + 2);
   out += '"';
   std::size_t run = 0;  // start of the pending run of bytes that need no escape
@@ -41,8 +41,7 @@ void append_json_string(std::string& out, std::string_view text) {
       case '\t': out += "\\t"; break;
       default:
         out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 0xF];
+        append_hex(out, std::span<const std::uint8_t>(&c, 1));
     }
   }
   out.append(text.data() + run, text.size() - run);

@@ -2,6 +2,7 @@
 #include <array>
 #include <string_view>
 
+#include "mediagen/core/ascii.hpp"
 #include "mediagen/core/message.hpp"
 
 namespace mediagen {
@@ -190,12 +191,7 @@ constexpr bool sorted() {
 static_assert(sorted(), "message catalogue must stay sorted by key");
 
 bool iequals_prefix(std::string_view text, std::string_view code) {
-  if (text.size() < code.size()) return false;
-  for (std::size_t i = 0; i < code.size(); ++i) {
-    char c = text[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != code[i]) return false;
-  }
+  if (!istarts_with_ascii(text, code)) return false;
   return text.size() == code.size() || text[code.size()] == '-' || text[code.size()] == '_';
 }
 

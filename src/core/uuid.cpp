@@ -5,6 +5,9 @@
 #include <array>
 #include <stdexcept>
 
+#include "mediagen/core/ascii.hpp"
+#include "mediagen/core/hex.hpp"
+
 namespace mediagen {
 
 bool is_uuid(std::string_view text) noexcept {
@@ -13,7 +16,7 @@ bool is_uuid(std::string_view text) noexcept {
     const char c = text[i];
     if (i == 8 || i == 13 || i == 18 || i == 23) {
       if (c != '-') return false;
-    } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
+    } else if (hex_value(c) < 0) {
       return false;
     }
   }
@@ -21,27 +24,17 @@ bool is_uuid(std::string_view text) noexcept {
 }
 
 std::string random_uuid() {
-  std::array<unsigned char, 16> b{};
+  std::array<std::uint8_t, 16> b{};
   if (RAND_bytes(b.data(), static_cast<int>(b.size())) != 1) throw std::runtime_error("no randomness for a uuid");
   b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);
   b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    out += kHex[b[i] >> 4];
-    out += kHex[b[i] & 0x0f];
-  }
+  std::string out = to_hex(b);
+  for (const std::size_t dash : {8, 13, 18, 23}) out.insert(dash, 1, '-');
   return out;
 }
 
 std::string lowercase_id(std::string_view text) {
-  std::string id(text);
-  for (char& c : id) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return id;
+  return ascii_lower(text);
 }
 
 }  // namespace mediagen

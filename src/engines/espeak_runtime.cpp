@@ -3,9 +3,10 @@
 #include <espeak-ng/speak_lib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <exception>
 #include <new>
+
+#include "mediagen/core/ascii.hpp"
 
 namespace mediagen::engines::detail {
 namespace {
@@ -57,8 +58,7 @@ std::vector<EspeakLanguage> languages_of(const char* p) {
     const int priority = static_cast<unsigned char>(*p++);
     std::string tag(p);
     p += tag.size() + 1;
-    std::transform(tag.begin(), tag.end(), tag.begin(), [](unsigned char c) { return std::tolower(c); });
-    out.push_back({std::move(tag), priority});
+    out.push_back({ascii_lower(tag), priority});
   }
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include "espeak_runtime.hpp"
 #include "speech_voice.hpp"
+#include "mediagen/core/ascii.hpp"
 
 namespace mediagen::engines {
 
@@ -34,15 +35,8 @@ std::vector<EspeakVariantInfo> list_espeak_variants() { return started_runtime()
 namespace detail {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : static_cast<char>(c); });
-  return out;
-}
-
 std::string normalise_tag(std::string_view tag) {
-  std::string out = lower(tag);
+  std::string out = ascii_lower(tag);
   std::replace(out.begin(), out.end(), '_', '-');
   return out;
 }
@@ -90,19 +84,19 @@ boost::system::result<std::string, EngineFailure> resolve_voice(const std::vecto
                                                                 std::string_view espeak_voice,
                                                                 std::string_view variant,
                                                                 std::string_view language_code) {
-  const std::string wanted = lower(espeak_voice);
+  const std::string wanted = ascii_lower(espeak_voice);
   const std::string code = normalise_tag(language_code);
 
   const EspeakVoiceInfo* voice = nullptr;
   if (!wanted.empty()) {
     for (auto it = voices.begin(); voice == nullptr && it != voices.end(); ++it) {
-      if (lower(it->identifier) == wanted) voice = &*it;
+      if (ascii_lower(it->identifier) == wanted) voice = &*it;
     }
     for (auto it = voices.begin(); voice == nullptr && it != voices.end(); ++it) {
-      if (lower(file_name(it->identifier)) == wanted) voice = &*it;
+      if (ascii_lower(file_name(it->identifier)) == wanted) voice = &*it;
     }
     for (auto it = voices.begin(); voice == nullptr && it != voices.end(); ++it) {
-      if (lower(it->name) == wanted) voice = &*it;
+      if (ascii_lower(it->name) == wanted) voice = &*it;
     }
     if (voice == nullptr) voice = best_for_language(voices, normalise_tag(wanted));
     if (voice == nullptr) return EngineFailure::technical("unknown espeak-ng voice '" + std::string(espeak_voice) + "'");
@@ -117,14 +111,14 @@ boost::system::result<std::string, EngineFailure> resolve_voice(const std::vecto
 
   std::string name = voice->identifier;
   if (!variant.empty()) {
-    const std::string wanted_variant = lower(variant);
+    const std::string wanted_variant = ascii_lower(variant);
     const EspeakVariantInfo* found = nullptr;
     for (const auto& v : variants) {
       if (v.key == variant) {
         found = &v;
         break;
       }
-      if (found == nullptr && lower(v.key) == wanted_variant) found = &v;
+      if (found == nullptr && ascii_lower(v.key) == wanted_variant) found = &v;
     }
     if (found == nullptr) return EngineFailure::technical("unknown espeak-ng variant '" + std::string(variant) + "'");
     name += '+';

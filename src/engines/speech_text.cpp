@@ -6,23 +6,6 @@
 namespace mediagen::engines::detail {
 namespace {
 
-struct Decoded {
-  char32_t cp;
-  std::size_t size;
-};
-
-// Decodes the code point at `at` of text known to be valid UTF-8.
-Decoded decode(std::string_view text, std::size_t at) {
-  const auto b0 = static_cast<unsigned char>(text[at]);
-  if (b0 < 0x80) return {b0, 1};
-  const std::size_t size = b0 >= 0xF0 ? 4 : b0 >= 0xE0 ? 3 : 2;
-  char32_t cp = b0 & (size == 2 ? 0x1F : size == 3 ? 0x0F : 0x07);
-  for (std::size_t i = 1; i < size && at + i < text.size(); ++i) {
-    cp = (cp << 6) | (static_cast<unsigned char>(text[at + i]) & 0x3F);
-  }
-  return {cp, size};
-}
-
 bool trailing_punctuation(char32_t cp) {
   switch (cp) {
     case '.': case ',': case ';': case ':': case '!': case '?': case '"': case '\'': case ')':
@@ -41,16 +24,20 @@ std::size_t token_end(std::string_view text, std::size_t from) {
   std::size_t last_kept = from;
   bool first = true;
   while (end < text.size()) {
-    const auto d = decode(text, end);
-    if (is_space(d.cp)) break;
-    end += d.size;
-    if (first || !trailing_punctuation(d.cp)) last_kept = end;
+    const auto d = decode_code_point(text, end);
+    if (is_space(d.value)) break;
+    end += d.length;
+    if (first || !trailing_punctuation(d.value)) last_kept = end;
     first = false;
   }
   return last_kept;
 }
 
 }  // namespace
+
+CodePoint decode_code_point(std::string_view text, std::size_t at) {
+  return decode_utf8(text.substr(at)).value_or(CodePoint{U'\uFFFD', 1});
+}
 
 bool is_space(char32_t cp) {
   if (cp == ' ' || (cp >= '\t' && cp <= '\r')) return true;
@@ -61,9 +48,9 @@ bool is_space(char32_t cp) {
 
 bool blank(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
-    const auto d = decode(text, i);
-    if (!is_space(d.cp)) return false;
-    i += d.size;
+    const auto d = decode_code_point(text, i);
+    if (!is_space(d.value)) return false;
+    i += d.length;
   }
   return true;
 }
@@ -75,7 +62,7 @@ std::vector<WordTiming> map_word_events(std::string_view text, std::span<const R
   starts.reserve(text.size() + 1);
   for (std::size_t i = 0; i < text.size();) {
     starts.push_back(i);
-    i += decode(text, i).size;
+    i += decode_code_point(text, i).length;
   }
   const std::size_t code_points = starts.size();
   starts.push_back(text.size());
@@ -95,9 +82,9 @@ std::vector<WordTiming> map_word_events(std::string_view text, std::span<const R
     std::size_t offset = starts[cp];
     bool moved = false;
     while (offset < text.size()) {
-      const auto d = decode(text, offset);
-      if (!is_space(d.cp)) break;
-      offset += d.size;
+      const auto d = decode_code_point(text, offset);
+      if (!is_space(d.value)) break;
+      offset += d.length;
       moved = true;
     }
     if (offset >= text.size()) continue;
@@ -109,12 +96,12 @@ std::vector<WordTiming> map_word_events(std::string_view text, std::span<const R
       end = starts[end_cp];
       // Stop at whitespace inside espeak's span.
       for (std::size_t i = offset; i < end;) {
-        const auto d = decode(text, i);
-        if (is_space(d.cp)) {
+        const auto d = decode_code_point(text, i);
+        if (is_space(d.value)) {
           end = i;
           break;
         }
-        i += d.size;
+        i += d.length;
       }
       if (end <= offset) end = token_end(text, offset);
     }

@@ -15,6 +15,10 @@ namespace mediagen::engines::detail {
 // Strict UTF-8 (the project's one check).
 using mediagen::is_valid_utf8;
 
+// The code point at `at`; a byte that starts no valid sequence counts as one U+FFFD of its own,
+// so malformed text still makes progress.
+CodePoint decode_code_point(std::string_view text, std::size_t at);
+
 // Whitespace for the engine: ASCII spaces and controls \t\n\v\f\r, and the Unicode spaces
 // U+0085, U+00A0, U+1680, U+2000..U+200B, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF.
 bool is_space(char32_t cp);

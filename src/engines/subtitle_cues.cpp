@@ -9,27 +9,6 @@
 namespace mediagen::engines {
 namespace {
 
-struct CodePoint {
-  char32_t cp;
-  std::size_t size;
-};
-
-// Decodes the code point at `at`; a byte that does not start a well-formed sequence counts as
-// one code point of its own, so malformed text still makes progress.
-CodePoint decode(std::string_view text, std::size_t at) {
-  const auto b0 = static_cast<unsigned char>(text[at]);
-  if (b0 < 0x80) return {b0, 1};
-  const std::size_t size = b0 >= 0xF8 ? 0 : b0 >= 0xF0 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC0 ? 2 : 0;
-  if (size == 0 || at + size > text.size()) return {0xFFFD, 1};
-  char32_t cp = b0 & (0x7Fu >> size);
-  for (std::size_t i = 1; i < size; ++i) {
-    const auto b = static_cast<unsigned char>(text[at + i]);
-    if ((b & 0xC0) != 0x80) return {0xFFFD, 1};
-    cp = (cp << 6) | (b & 0x3Fu);
-  }
-  return {cp, size};
-}
-
 // Sentence terminators of scripts written without spaces: a unit ends after them even inside a
 // run of non-space characters.
 bool closes_sentence_without_space(char32_t cp) {
@@ -90,11 +69,11 @@ std::vector<Unit> cut_units(const TimedText& chunk, std::vector<std::optional<st
   bool cut_next = false;
   char32_t previous_cp = 0;
   for (std::size_t at = 0; at < text.size();) {
-    const auto d = decode(text, at);
-    if (detail::is_space(d.cp)) {
+    const auto d = detail::decode_code_point(text, at);
+    if (detail::is_space(d.value)) {
       in_token = false;
       space_before = !units.empty();
-      at += d.size;
+      at += d.length;
       continue;
     }
     // Timings at or before this code point belong here (one that points at whitespace moves to
@@ -107,17 +86,17 @@ std::vector<Unit> cut_units(const TimedText& chunk, std::vector<std::optional<st
       last_ms = ms;
     }
     if (!in_token || time || cut_next) {
-      const bool breakable = space_before || written_without_spaces(previous_cp) || written_without_spaces(d.cp);
+      const bool breakable = space_before || written_without_spaces(previous_cp) || written_without_spaces(d.value);
       units.push_back(Unit{.begin = at, .end = at, .space_before = space_before, .breakable_before = breakable});
       times.push_back(time);
       space_before = false;
     }
     in_token = true;
-    cut_next = closes_sentence_without_space(d.cp);
-    previous_cp = d.cp;
-    units.back().end = at + d.size;
+    cut_next = closes_sentence_without_space(d.value);
+    previous_cp = d.value;
+    units.back().end = at + d.length;
     ++units.back().code_points;
-    at += d.size;
+    at += d.length;
   }
   return units;
 }
@@ -127,8 +106,8 @@ bool ends_with_terminator(std::string_view piece) {
   std::size_t at = piece.size();
   while (at > 0) {
     std::size_t start = at - 1;
-    while (start > 0 && (static_cast<unsigned char>(piece[start]) & 0xC0) == 0x80) --start;
-    const auto cp = decode(piece, start).cp;
+    while (start > 0 && is_utf8_continuation(static_cast<unsigned char>(piece[start]))) --start;
+    const auto cp = detail::decode_code_point(piece, start).value;
     if (!closing_mark(cp)) return sentence_terminator(cp);
     at = start;
   }
@@ -154,7 +133,7 @@ bool abbreviation(std::string_view piece) {
 bool ends_sentence(std::string_view piece, std::string_view next) {
   if (!ends_with_terminator(piece) || abbreviation(piece)) return false;
   // "e.g. this" or "3 p.m. today": a sentence does not go on in lower case.
-  return next.empty() || !lower_case_letter(decode(next, 0).cp);
+  return next.empty() || !lower_case_letter(detail::decode_code_point(next, 0).value);
 }
 
 // Units with times on the track; words longer than a line are cut into line-long pieces.
@@ -211,7 +190,7 @@ TimedUnits timed_units(const TimedText& chunk) {
                  .breakable_before = at == u.begin ? u.breakable_before : true};
       piece.start_ms = u.start_ms + (until - u.start_ms) * done / u.code_points;
       while (at < u.end && piece.code_points < kSubtitleLineCodePoints) {
-        at += decode(chunk.text, at).size;
+        at += detail::decode_code_point(chunk.text, at).length;
         ++piece.code_points;
       }
       piece.end = at;

@@ -2,15 +2,17 @@
 
 #include <limits>
 
+#include <boost/url/encode.hpp>
+#include <boost/url/parse_query.hpp>
+#include <boost/url/rfc/pchars.hpp>
+
+#include "mediagen/core/percent.hpp"
+
 namespace mediagen::http {
 namespace {
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+// The characters of a query in RFC 3986.
+constexpr auto kQueryChars = boost::urls::pchars + '/' + '?';
 
 // ApiError is an aggregate, so a bare integer would convert to either side of the result.
 Result<std::int64_t> ok(std::int64_t v) { return Result<std::int64_t>(boost::system::in_place_value, v); }
@@ -26,38 +28,17 @@ Message min_message(std::string_view field, std::int64_t min) {
 
 }  // namespace
 
-std::string percent_decode(std::string_view text, bool plus_is_space) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '+' && plus_is_space) {
-      out += ' ';
-    } else if (c == '%' && i + 2 < text.size() && hex_digit(text[i + 1]) >= 0 &&
-               hex_digit(text[i + 2]) >= 0) {
-      out += static_cast<char>(hex_digit(text[i + 1]) * 16 + hex_digit(text[i + 2]));
-      i += 2;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 Query Query::parse(std::string_view raw) {
+  // Boost.URL reads only RFC 3986 characters and well-formed escapes; a request may send any
+  // byte. Every other byte and every '%' is escaped first, so the split sees the raw names and
+  // values, which are then decoded as they always were.
+  const std::string literal = boost::urls::encode(raw, kQueryChars);
+  const auto params = boost::urls::parse_query(literal);
   Query q;
-  std::size_t i = 0;
-  while (i <= raw.size()) {
-    std::size_t end = raw.find('&', i);
-    if (end == std::string_view::npos) end = raw.size();
-    std::string_view pair = raw.substr(i, end - i);
-    if (!pair.empty()) {
-      const std::size_t eq = pair.find('=');
-      std::string_view name = pair.substr(0, eq);
-      std::string_view value = eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
-      if (!name.empty()) q.items_.push_back({percent_decode(name), percent_decode(value)});
-    }
-    i = end + 1;
+  if (!params) return q;  // unreachable: every byte is now a query character
+  for (const auto& param : *params) {
+    if (param.key.empty()) continue;  // "&&" and "=x" carry no parameter
+    q.items_.push_back({percent_decode(param.key.decode(), true), percent_decode(param.value.decode(), true)});
   }
   return q;
 }

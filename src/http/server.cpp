@@ -11,7 +11,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
@@ -21,6 +20,7 @@
 #include <mutex>
 #include <unordered_set>
 
+#include "mediagen/core/ascii.hpp"
 #include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/http/upgrade.hpp"
@@ -133,7 +133,7 @@ class SessionExchange final : public Exchange {
     parser_.body_limit(limit);
     conn_.arm(deadline_);
     auto expect = parser_.get().find(bhttp::field::expect);
-    if (expect != parser_.get().end() && beast::iequals(expect->value(), "100-continue")) {
+    if (expect != parser_.get().end() && iequals_ascii(expect->value(), "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
       auto [ec, n] = co_await asio::async_write(conn_.socket(), asio::buffer(kContinue), use_tuple);
       if (ec) {

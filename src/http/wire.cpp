@@ -1,11 +1,10 @@
 #include "wire.hpp"
 
-#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/status.hpp>
 
-namespace mediagen::http::wire {
+#include "mediagen/core/ascii.hpp"
 
-namespace beast = boost::beast;
+namespace mediagen::http::wire {
 
 Method to_method(bhttp::verb v) {
   switch (v) {
@@ -25,7 +24,7 @@ bool framing_ok(const Parser& parser) {
   auto te = h.find(bhttp::field::transfer_encoding);
   if (te == h.end()) return true;
   if (h.find(bhttp::field::content_length) != h.end()) return false;
-  return beast::iequals(te->value(), "chunked");
+  return iequals_ascii(te->value(), "chunked");
 }
 
 std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length) {

@@ -73,7 +73,7 @@ constexpr PlainAscii kPlainAscii{};
 // (U+0085 and U+00BB have lead C2).
 inline bool plain_two_byte(std::string_view text, std::size_t pos, std::size_t end) noexcept {
   const auto b = static_cast<unsigned char>(text[pos]);
-  return b >= 0xC3 && b <= 0xDF && pos + 1 < end && (static_cast<unsigned char>(text[pos + 1]) & 0xC0U) == 0x80U;
+  return b >= 0xC3 && b <= 0xDF && pos + 1 < end && is_utf8_continuation(static_cast<unsigned char>(text[pos + 1]));
 }
 
 // A whitespace run starting at `pos`: where it ends, its line breaks (CR LF once) and code points.

@@ -11,6 +11,7 @@
 #include "item_rules.hpp"
 #include "order_row_store.hpp"
 #include "mediagen/core/uuid.hpp"
+#include "mediagen/core/ascii.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::orders {
@@ -220,11 +221,10 @@ Result<Item> find_own_item(db::Db& db, UserId user, std::string_view order_id, s
   if (!is_uuid(item_id)) return ApiError::not_found();
   auto order = find_own_order(db, user, order_id, /*with_items=*/true);
   if (!order) return order.error();
+  // Both ids are lowercase from PostgreSQL; the path may carry capitals.
+  const std::string wanted = ascii_lower(item_id);
   for (auto& item : order->items) {
-    // Both ids are lowercase from PostgreSQL; the path may carry capitals.
-    if (item.id.size() == item_id.size() &&
-        std::equal(item.id.begin(), item.id.end(), item_id.begin(),
-                   [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+    if (item.id == wanted) {
       return std::move(item);
     }
   }

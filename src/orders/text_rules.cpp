@@ -1,22 +1,11 @@
 #include "mediagen/orders/text_rules.hpp"
 
-#include <cstdint>
-#include <cstring>
 #include <utility>
 #include <vector>
 
 namespace mediagen::orders {
 
 namespace {
-
-constexpr bool is_continuation(unsigned char b) noexcept { return (b & 0xC0U) == 0x80U; }
-
-// Eight bytes at once: true when none has the high bit set.
-bool all_ascii8(const unsigned char* p) noexcept {
-  std::uint64_t word;
-  std::memcpy(&word, p, sizeof word);
-  return (word & 0x8080808080808080ULL) == 0;
-}
 
 // Closing punctuation that takes no space before it: a removed group's whitespace is dropped
 // when one of these follows.
@@ -80,52 +69,21 @@ std::string_view merged_run(std::string_view before, std::string_view after) noe
 
 }  // namespace
 
-std::size_t count_code_points(std::string_view text) noexcept {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  std::size_t continuation = 0;
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t word;
-    std::memcpy(&word, p + i, sizeof word);
-    // A continuation byte is 10xxxxxx: bit 7 set and bit 6 clear. One mark per byte at bit 0
-    // after the shift; the multiplication sums the eight bytes into the top one.
-    const std::uint64_t marks = ((word & ~(word << 1)) >> 7) & 0x0101010101010101ULL;
-    continuation += static_cast<std::size_t>((marks * 0x0101010101010101ULL) >> 56);
-  }
-  for (; i < n; ++i) continuation += is_continuation(p[i]) ? 1 : 0;
-  return n - continuation;
-}
-
 std::size_t measure(std::string_view text, CapacityUnit unit) noexcept {
   return unit == CapacityUnit::utf8_bytes ? count_utf8_bytes(text) : count_code_points(text);
 }
 
 CodePoint decode_at(std::string_view text, std::size_t pos) noexcept {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data()) + pos;
-  const std::size_t left = text.size() - pos;
-  const unsigned char b0 = p[0];
-  if (b0 < 0x80) return {b0, 1};
-  if (b0 >= 0xC2 && b0 <= 0xDF && left >= 2 && is_continuation(p[1])) {
-    return {static_cast<char32_t>(((b0 & 0x1FU) << 6) | (p[1] & 0x3FU)), 2};
-  }
-  if (b0 >= 0xE0 && b0 <= 0xEF && left >= 3 && is_continuation(p[1]) && is_continuation(p[2])) {
-    const char32_t v = ((b0 & 0x0FU) << 12) | ((p[1] & 0x3FU) << 6) | (p[2] & 0x3FU);
-    if (v >= 0x800 && (v < 0xD800 || v > 0xDFFF)) return {v, 3};
-  }
-  if (b0 >= 0xF0 && b0 <= 0xF4 && left >= 4 && is_continuation(p[1]) && is_continuation(p[2]) &&
-      is_continuation(p[3])) {
-    const char32_t v = ((b0 & 0x07U) << 18) | ((p[1] & 0x3FU) << 12) | ((p[2] & 0x3FU) << 6) | (p[3] & 0x3FU);
-    if (v >= 0x10000 && v <= 0x10FFFF) return {v, 4};
-  }
-  return {b0, 1};
+  // A byte that starts no valid sequence decodes as itself (see the header).
+  const auto lead = static_cast<unsigned char>(text[pos]);
+  return decode_utf8(text.substr(pos)).value_or(CodePoint{lead, 1});
 }
 
 std::size_t previous_code_point_start(std::string_view text, std::size_t pos) noexcept {
   if (pos == 0) return 0;
   std::size_t start = pos - 1;
   // At most three continuation bytes belong to one code point.
-  for (int back = 0; back < 3 && start > 0 && is_continuation(static_cast<unsigned char>(text[start])); ++back) {
+  for (int back = 0; back < 3 && start > 0 && is_utf8_continuation(static_cast<unsigned char>(text[start])); ++back) {
     --start;
   }
   // Only a lead byte whose sequence really ends at pos makes a code point; otherwise one byte.

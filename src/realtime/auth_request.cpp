@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/core/clean_json.hpp"
+#include "mediagen/core/ascii.hpp"
 #include "mediagen/http/query.hpp"
 
 namespace mediagen::realtime {
@@ -12,16 +13,8 @@ namespace {
 
 enum class BodyFormat { form, json };
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
 bool contains_ci(std::string_view text, std::string_view needle) {
-  if (needle.size() > text.size()) return false;
-  for (std::size_t i = 0; i + needle.size() <= text.size(); ++i) {
-    std::size_t j = 0;
-    while (j < needle.size() && lower(text[i + j]) == needle[j]) ++j;
-    if (j == needle.size()) return true;
-  }
-  return false;
+  return ascii_lower(text).find(needle) != std::string::npos;
 }
 
 // pusher-js sends a form, Laravel Echo may send JSON; without a Content-Type the body decides.

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "mediagen/core/hex.hpp"
+
 namespace mediagen::realtime {
 
 namespace {
@@ -23,12 +25,6 @@ bool read_int(std::string_view& text, std::int64_t& out) {
 constexpr std::int64_t kMaxExpiryMs =
     std::chrono::duration_cast<std::chrono::milliseconds>(TimePoint::duration::max()).count();
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-
 }  // namespace
 
 std::string format_grant_record(const Grant& grant) {
@@ -47,11 +43,9 @@ std::optional<Grant> parse_grant_record(std::string_view socket_id, std::string_
   std::int64_t key = 0, user = 0, expires = 0;
   if (!read_int(text, key) || !read_int(text, user)) return std::nullopt;
   if (text.size() < 64 + 1) return std::nullopt;
-  for (std::size_t i = 0; i < 32; ++i) {
-    int hi = hex_value(text[2 * i]), lo = hex_value(text[2 * i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    g.key_hash[i] = static_cast<std::uint8_t>(hi * 16 + lo);
-  }
+  // Lower-case digits only: the one spelling format_grant_record writes.
+  const std::string_view digits = text.substr(0, 64);
+  if (!is_lower_hex(digits) || !from_hex(digits, g.key_hash)) return std::nullopt;
   text.remove_prefix(64);
   if (text.front() != ' ') return std::nullopt;
   text.remove_prefix(1);

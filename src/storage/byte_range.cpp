@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "mediagen/core/ascii.hpp"
+
 namespace mediagen::storage {
 namespace {
 
@@ -12,16 +14,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char c = a[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != b[i]) return false;
-  }
-  return true;
 }
 
 // Decimal digits only; a value beyond 64 bits saturates (it is past any end all the same).
@@ -42,7 +34,7 @@ RangeDecision decide_range(std::optional<std::string_view> range_header, std::ui
   if (!range_header) return WholeFile{};
   const std::string_view header = trim(*range_header);
   const std::size_t eq = header.find('=');
-  if (eq == std::string_view::npos || !iequals(trim(header.substr(0, eq)), "bytes")) return WholeFile{};
+  if (eq == std::string_view::npos || !iequals_ascii(trim(header.substr(0, eq)), "bytes")) return WholeFile{};
 
   // The list may hold empty elements ("bytes=0-1,"); they do not count as ranges.
   std::string_view spec;

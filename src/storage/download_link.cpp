@@ -1,6 +1,6 @@
 #include "download_link.hpp"
 
-#include "mediagen/http/query.hpp"
+#include "mediagen/core/percent.hpp"
 
 namespace mediagen::storage {
 namespace {
@@ -19,24 +19,6 @@ std::optional<std::int64_t> parse_expiry(std::string_view text) {
 }
 
 }  // namespace
-
-std::string percent_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size() + 16);
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-        c == '_' || c == '~') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 0xF];
-    }
-  }
-  return out;
-}
 
 std::string link_url(std::string_view endpoint, const LinkClaims& claims, std::string_view signature) {
   std::string url(endpoint);
@@ -72,7 +54,7 @@ std::optional<DownloadLink> parse_link_query(std::string_view query) {
                                        : name == "signature" ? &signature
                                                              : nullptr;
     if (!slot) continue;  // unknown parameters are the client's business
-    std::string value = http::percent_decode(raw, false);
+    std::string value = percent_decode(raw, /*plus_is_space=*/false);
     valid = !*slot && percent_encode(value) == raw;
     *slot = std::move(value);
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "mediagen/core/percent.hpp"
 #include "mediagen/storage/link_signer.hpp"
 
 namespace mediagen::storage {
@@ -28,6 +29,6 @@ std::string link_url(std::string_view endpoint, const LinkClaims& claims, std::s
 std::optional<DownloadLink> parse_link_query(std::string_view query);
 
 // RFC 3986 percent-encoding of everything but the unreserved characters ('/' becomes %2F).
-std::string percent_encode(std::string_view text);
+using mediagen::percent_encode;
 
 }  // namespace mediagen::storage

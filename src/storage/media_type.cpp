@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "mediagen/core/ascii.hpp"
+
 namespace mediagen::storage {
 namespace {
 
@@ -30,10 +32,7 @@ std::string_view media_type_for(std::string_view key) {
   if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) {
     return "application/octet-stream";
   }
-  std::string extension(key.substr(dot + 1));
-  for (char& c : extension) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  const std::string extension = ascii_lower(key.substr(dot + 1));
   for (const auto& e : kTypes) {
     if (e.extension == extension) return e.type;
   }

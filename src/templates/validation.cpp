@@ -1,7 +1,7 @@
 #include "mediagen/templates/validation.hpp"
 #include "mediagen/core/json_text.hpp"
+#include "mediagen/core/utf8.hpp"
 
-#include <algorithm>
 #include <charconv>
 
 #include <nlohmann/json.hpp>
@@ -103,12 +103,6 @@ void assign(VoiceSettings& s, std::string_view key, const json& v) {
 
 }  // namespace
 
-std::size_t code_points(std::string_view utf8) {
-  return static_cast<std::size_t>(std::count_if(utf8.begin(), utf8.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
-}
-
 Result<ValidatedTemplate> validate_template(const json& document, CatalogueView& catalogue, NameRule name_rule) {
   if (!document.is_object()) {
     return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
@@ -120,7 +114,7 @@ Result<ValidatedTemplate> validate_template(const json& document, CatalogueView&
     if (auto name = required_string(document, "name", "name", errors)) {
       out.name = trim(*name);
       if (out.name.empty()) errors.add("name", "validation.required");
-      else if (code_points(out.name) > kMaxTemplateNameChars) {
+      else if (count_code_points(out.name) > kMaxTemplateNameChars) {
         errors.add("name", "validation.max_string", {{"max", std::to_string(kMaxTemplateNameChars)}});
       }
     }

@@ -5,27 +5,20 @@
 #include <tuple>
 
 #include "mediagen/core/crypto.hpp"
+#include "mediagen/core/ascii.hpp"
 
 namespace mediagen::voices {
 namespace {
 
 enum class Kind { everyday, whisper, robotic, character, excluded };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
 }
 
 Kind classify(const SourceVariant& v) {
-  const std::string key = lower(v.key);
-  const std::string name = lower(v.name);
+  const std::string key = ascii_lower(v.key);
+  const std::string name = ascii_lower(v.name);
   if (key == "fast" || name.starts_with("fast_test")) return Kind::excluded;  // a test voice of espeak-ng
   if (key.starts_with("robosoft") || key.starts_with("klatt") || contains(name, "robot")) return Kind::robotic;
   if (key == "demonic" || key == "tweaky" || key == "croak" || key == "announcer" || contains(name, "announcement")) {
@@ -44,7 +37,7 @@ std::string gender_of(const SourceVariant* variant, const SourceVoice& voice) {
 std::vector<std::string> tags_of(const SourceVariant& v, const std::string& gender, bool multilingual) {
   std::vector<std::string> tags;
   if (gender != "neutral") tags.push_back(gender);
-  const std::string name = lower(v.name);
+  const std::string name = ascii_lower(v.name);
   if (v.age >= 60 || contains(name, "grand")) tags.emplace_back("old");
   else if (v.age > 0 && v.age <= 30) tags.emplace_back("young");
   else if (v.age > 30) tags.emplace_back("middle_aged");
@@ -262,10 +255,9 @@ std::string lumvoice_id(std::string_view service, std::string_view voice_id) {
 
 std::string slug(std::string_view text) {
   std::string out;
-  for (char c : text) {
-    const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
-    else if (alnum) out += c;
+  for (const char c : text) {
+    const char l = ascii_lower(c);
+    if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9')) out += l;
     else if (!out.empty() && out.back() != '-') out += '-';
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
@@ -302,7 +294,7 @@ std::string display_name(std::string_view raw) {
 
 std::string primary_language(std::string_view tag) {
   const auto dash = tag.find('-');
-  return lower(tag.substr(0, dash));
+  return ascii_lower(tag.substr(0, dash));
 }
 
 }  // namespace mediagen::voices

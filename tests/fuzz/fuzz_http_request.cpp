@@ -24,6 +24,7 @@
 #include "fuzz_support.hpp"
 #include "http/stages/stages.hpp"
 #include "mediagen/core/message.hpp"
+#include "mediagen/core/percent.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/core/utf8.hpp"
 #include "mediagen/http/pipeline.hpp"
@@ -162,7 +163,7 @@ void run_pipeline(const Parser& parser) {
   FUZZ_CHECK(!pp || (*pp >= 1 && *pp <= 100));
   (void)http::combined_error({&p, &pp});
   (void)q.all("task_type");
-  (void)http::percent_decode(path, false);
+  (void)mediagen::percent_decode(path, false);
 
   if (auto l = header(parser, "X-Locale")) (void)locale_code(parse_locale(*l));
   if (auto z = header(parser, "X-Timezone")) {

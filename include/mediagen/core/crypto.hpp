@@ -5,13 +5,15 @@
 #include <string>
 #include <string_view>
 
+#include "mediagen/core/hex.hpp"
+
 namespace mediagen::crypto {
 
 using Sha256Digest = std::array<std::uint8_t, 32>;
 
 Sha256Digest sha256(std::string_view data);
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);
-std::string to_hex(std::span<const std::uint8_t> bytes);
+using mediagen::to_hex;  // lower-case digits
 
 // Compares in time that depends only on the length, so secrets cannot be guessed byte by byte.
 bool constant_time_equal(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b);

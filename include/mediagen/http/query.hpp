@@ -36,8 +36,6 @@ class Query {
   std::vector<QueryParam> items_;
 };
 
-std::string percent_decode(std::string_view text, bool plus_is_space = true);
-
 struct IntegerBounds {
   std::int64_t fallback;               // the value when the parameter is absent or empty
   std::int64_t min;

@@ -36,8 +36,8 @@ using mediagen::capacity_unit_from_string;
 
 using mediagen::is_valid_utf8;
 
-// Number of code points of valid UTF-8 (the count of bytes that are not continuation bytes).
-std::size_t count_code_points(std::string_view text) noexcept;
+using mediagen::CodePoint;
+using mediagen::count_code_points;
 
 // Number of UTF-8 bytes (the size; named so call sites say which measure they mean).
 constexpr std::size_t count_utf8_bytes(std::string_view text) noexcept { return text.size(); }
@@ -45,12 +45,8 @@ constexpr std::size_t count_utf8_bytes(std::string_view text) noexcept { return 
 // The length of `text` in `unit`.
 std::size_t measure(std::string_view text, CapacityUnit unit) noexcept;
 
-// One decoded code point and its length in bytes. Decoding never reads past the end: a byte
-// that does not start a well-formed sequence decodes as itself (value = the byte, length 1).
-struct CodePoint {
-  char32_t value = 0;
-  std::size_t length = 1;
-};
+// The code point at `pos`. Decoding never reads past the end: a byte that does not start a
+// well-formed sequence decodes as itself (value = the byte, length 1).
 CodePoint decode_at(std::string_view text, std::size_t pos) noexcept;
 
 // The start of the code point that ends at `pos` (pos > 0): steps back over continuation bytes.

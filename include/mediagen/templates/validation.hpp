@@ -42,7 +42,4 @@ enum class NameRule { required, ignored };
 Result<ValidatedTemplate> validate_template(const nlohmann::json& document, CatalogueView& catalogue,
                                             NameRule name_rule);
 
-// The number of Unicode code points of valid UTF-8 text.
-std::size_t code_points(std::string_view utf8);
-
 }  // namespace mediagen::templates

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "mediagen/core/percent.hpp"
 #include "mediagen/http/pipeline.hpp"
 #include "stages.hpp"
 
@@ -36,25 +37,7 @@ void split_target(std::string_view target, std::string& path, std::string_view& 
   auto q = target.find('?');
   std::string_view raw = target.substr(0, q);
   query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
-  path.clear();
-  path.reserve(raw.size());
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] == '%' && i + 2 < raw.size()) {
-      int hi = hex(raw[i + 1]), lo = hex(raw[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        path += static_cast<char>(hi * 16 + lo);
-        i += 2;
-        continue;
-      }
-    }
-    path += raw[i];
-  }
+  path = percent_decode(raw, /*plus_is_space=*/false);
 }
 
 }  // namespace stages

@@ -71,5 +71,62 @@ TEST(Utf8, JsonTextNeverThrowsOnInvalidUtf8) {
   EXPECT_TRUE(nlohmann::json::accept(text));
 }
 
+TEST(Utf8, DecodesEachFormToItsCodePointAndLength) {
+  const auto check = [](std::string_view text, char32_t value, std::size_t length) {
+    const auto cp = decode_utf8(text);
+    ASSERT_TRUE(cp) << text;
+    EXPECT_EQ(cp->value, value) << text;
+    EXPECT_EQ(cp->length, length) << text;
+  };
+  check("a", U'a', 1);
+  check(std::string_view("\0", 1), 0, 1);
+  check("\x7F", 0x7F, 1);
+  check("\xC2\x80", 0x80, 2);
+  check("\xC3\xA9", U'é', 2);
+  check("\xDF\xBF", 0x7FF, 2);
+  check("\xE0\xA0\x80", 0x800, 3);
+  check("\xE2\x82\xAC", U'€', 3);
+  check("\xED\x9F\xBF", 0xD7FF, 3);
+  check("\xEF\xBF\xBF", 0xFFFF, 3);
+  check("\xF0\x90\x80\x80", 0x10000, 4);
+  check("\xF0\x9F\x98\x80", U'😀', 4);
+  check("\xF4\x8F\xBF\xBF", 0x10FFFF, 4);
+}
+
+TEST(Utf8, DecodesOnlyTheFirstCodePoint) {
+  const auto cp = decode_utf8("\xC3\xA9t\xC3\xA9");
+  ASSERT_TRUE(cp);
+  EXPECT_EQ(cp->value, U'é');
+  EXPECT_EQ(cp->length, 2u);
+}
+
+TEST(Utf8, DecodesNothingWhereNoValidSequenceStarts) {
+  for (const std::string_view bad : {"", "\xC3", "\xC0\xAF", "\xC1\xBF", "\xE0\x9F\xBF", "\xED\xA0\x80",
+                                     "\xF0\x8F\xBF\xBF", "\xF4\x90\x80\x80", "\x80", "\xBF", "\xC3(",
+                                     "\xE2\x82", "\xF5\x80\x80\x80", "\xF8\x88\x80\x80\x80", "\xFF"}) {
+    EXPECT_FALSE(decode_utf8(bad)) << testing::PrintToString(std::string(bad));
+  }
+}
+
+TEST(Utf8, CountsCodePointsAsTheBytesThatAreNotContinuations) {
+  // Eight bytes are counted at once: a 4-byte sequence at every offset of such a block, and a
+  // tail shorter than a block.
+  for (std::size_t before = 0; before <= 17; ++before) {
+    const std::string text = std::string(before, 'a') + "\xF0\x9F\x98\x80" + std::string(before % 5, 'b');
+    EXPECT_EQ(count_code_points(text), before + 1 + before % 5) << before;
+  }
+  // Not UTF-8: every byte but a continuation byte counts once.
+  EXPECT_EQ(count_code_points("\x80\x80\xC3"), 1u);
+  EXPECT_EQ(count_code_points("\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xBF"), 8u);
+}
+
+TEST(Utf8, TellsContinuationBytesFromTheRest) {
+  EXPECT_TRUE(is_utf8_continuation(0x80));
+  EXPECT_TRUE(is_utf8_continuation(0xBF));
+  EXPECT_FALSE(is_utf8_continuation(0x7F));
+  EXPECT_FALSE(is_utf8_continuation(0xC0));
+  EXPECT_FALSE(is_utf8_continuation('a'));
+}
+
 }  // namespace
 }  // namespace mediagen

@@ -27,12 +27,6 @@ std::vector<WordTiming> every_word(std::string_view text, std::int64_t first_ms,
   return words;
 }
 
-std::size_t code_points(std::string_view s) {
-  std::size_t n = 0;
-  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-  return n;
-}
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t from = 0;
@@ -58,7 +52,7 @@ void expect_well_formed(const std::vector<SubtitleCue>& cues, std::int64_t track
     const auto lines = lines_of(c.text);
     EXPECT_LE(lines.size(), 2u) << c.text;
     for (const auto& line : lines) {
-      EXPECT_LE(code_points(line), 42u) << line;
+      EXPECT_LE(count_code_points(line), 42u) << line;
       EXPECT_FALSE(line.empty());
       EXPECT_NE(line.front(), ' ');
       EXPECT_NE(line.back(), ' ');
@@ -143,7 +137,7 @@ TEST(Subtitles, SplitsALongSentenceIntoTwoLineCues) {
   for (const auto& c : cues) {
     const auto lines = lines_of(c.text);
     if (lines.size() == 2) {
-      EXPECT_GT(code_points(lines[1]), 10u) << c.text;
+      EXPECT_GT(count_code_points(lines[1]), 10u) << c.text;
     }
   }
 }

@@ -29,6 +29,21 @@ TEST(QueryString, KeepsMalformedEscapesAndTakesTheFirstOfRepeatedNames) {
   EXPECT_TRUE(Query::parse("&&&").items().empty());
 }
 
+TEST(QueryString, KeepsBytesThatUrlsDoNotAllowAsTheyCame) {
+  const auto q = Query::parse("q=a b\"<>\\^`{|}\xC3\xA9&n=%00x&#=1&[k]=v&x=a=b");
+  EXPECT_EQ(q.get("q"), "a b\"<>\\^`{|}\xC3\xA9");
+  EXPECT_EQ(q.get("n"), std::string_view("\0x", 2));
+  EXPECT_EQ(q.get("#"), "1");
+  EXPECT_EQ(q.get("[k]"), "v");
+  EXPECT_EQ(q.get("x"), "a=b");
+  EXPECT_EQ(q.items().size(), 5u);
+}
+
+TEST(QueryString, DecodesAnEscapedPlusAsAPlus) {
+  EXPECT_EQ(Query::parse("a=1%2B1+2").get("a"), "1+1 2");
+  EXPECT_EQ(Query::parse("a+b=%25%41").get("a b"), "%A");
+}
+
 std::string first_key(const Result<std::int64_t>& r) { return r ? "" : r.error().fields.at(0).messages.at(0).key; }
 
 TEST(IntegerParam, AppliesTheFallbackAndTheBounds) {

@@ -286,12 +286,5 @@ TEST(TemplateValidation, RecognisesUuids) {
   }
 }
 
-TEST(TemplateValidation, CountsCodePoints) {
-  EXPECT_EQ(code_points(""), 0u);
-  EXPECT_EQ(code_points("abc"), 3u);
-  EXPECT_EQ(code_points("Яя"), 2u);
-  EXPECT_EQ(code_points("🎙x"), 2u);
-}
-
 }  // namespace
 }  // namespace mediagen::templates
