@@ -79,7 +79,8 @@ const db::Statement kStitchParts{
 
 std::int64_t millis(std::chrono::milliseconds d) { return static_cast<std::int64_t>(d.count()); }
 
-// Orders that lost their last claimed chunk go back to pending; the queue is told there is work.
+// Orders that lost their last claimed chunk go back to pending. Workers are woken after the
+// commit by the caller (WorkerPool), not here.
 void after_requeue(db::Db& db, pqxx::work& tx, const std::set<std::string>& orders,
                    std::vector<StatusChange>& changes) {
   if (!orders.empty()) {
@@ -89,7 +90,6 @@ void after_requeue(db::Db& db, pqxx::work& tx, const std::set<std::string>& orde
       changes.push_back({StatusChange::Subject::order, id, id, "pending"});
     }
   }
-  db.exec(tx, detail::kNotifyQueue);
 }
 
 }  // namespace
