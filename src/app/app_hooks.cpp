@@ -8,6 +8,7 @@
 
 #include "invalidation.hpp"
 #include "mediagen/auth/keys.hpp"
+#include "mediagen/cache/redis.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/realtime/channel.hpp"
 #include "settings.hpp"
