@@ -11,6 +11,7 @@
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/realtime/channel.hpp"
+#include "mediagen/workers/chunk_queue.hpp"
 #include "settings.hpp"
 
 namespace mediagen::app {
