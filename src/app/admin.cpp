@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "invalidation.hpp"
+#include "mediagen/app/database.hpp"
 #include "mediagen/account/users.hpp"
 #include "mediagen/auth/key_json.hpp"
 #include "mediagen/auth/keys.hpp"
@@ -13,7 +14,6 @@
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/time_zone.hpp"
-#include "mediagen/db/pg.hpp"
 #include "mediagen/engines/espeak_voices.hpp"
 #include "mediagen/templates/seed.hpp"
 #include "mediagen/voices/voices.hpp"
@@ -54,8 +54,8 @@ nlohmann::ordered_json user_json(const account::Profile& p) {
 }  // namespace
 
 int admin_seed_demo(const Config& config) {
-  InfraCounters counters;
-  db::Db db(config.database_url, &counters);
+  Database database(config);
+  db::Db& db = database.db();
   // The voice catalogues are built from the synthesiser's voices installed on this machine.
   std::vector<voices::SourceVoice> source_voices;
   std::vector<voices::SourceVariant> source_variants;
@@ -116,8 +116,8 @@ int admin_seed_demo(const Config& config) {
 int admin_user_create(const Config& config, const std::string& email, const std::string& name,
                       const std::string& locale, std::int64_t balance) {
   if (locale != "en" && locale != "ru") return fail("--locale must be en or ru");
-  InfraCounters counters;
-  db::Db db(config.database_url, &counters);
+  Database database(config);
+  db::Db& db = database.db();
   try {
     auto p = account::create_user(db, {email, name, parse_locale(locale), MinorUnits{balance}});
     print(user_json(p));
@@ -128,8 +128,8 @@ int admin_user_create(const Config& config, const std::string& email, const std:
 }
 
 int admin_user_balance(const Config& config, std::int64_t user, std::int64_t add) {
-  InfraCounters counters;
-  db::Db db(config.database_url, &counters);
+  Database database(config);
+  db::Db& db = database.db();
   try {
     auto p = account::adjust_balance(db, UserId{user}, MinorUnits{add}, "operator adjustment");
     if (!p) return fail("no user with id " + std::to_string(user));
@@ -141,8 +141,8 @@ int admin_user_balance(const Config& config, std::int64_t user, std::int64_t add
 }
 
 int admin_user_block(const Config& config, std::int64_t user, bool blocked) {
-  InfraCounters counters;
-  db::Db db(config.database_url, &counters);
+  Database database(config);
+  db::Db& db = database.db();
   auto p = account::set_blocked(db, UserId{user}, blocked);
   if (!p) return fail("no user with id " + std::to_string(user));
   publish_invalidation(config, UserId{user});
@@ -195,8 +195,8 @@ int admin_key_create(const Config& config, const KeyCreateArgs& a) {
     l.tokens.quota = a.tokens_quota;
     if (a.ai_monthly_limit && *a.ai_monthly_limit < 0) return fail("--ai-monthly-limit cannot be negative");
     l.ai_monthly_limit_minor = a.ai_monthly_limit;
-    InfraCounters counters;
-    db::Db db(config.database_url, &counters);
+    Database database(config);
+    db::Db& db = database.db();
     auto created = auth::create_key(db, request);
     auto out = nlohmann::ordered_json::parse(auth::key_json(created.key, TimeZone::utc(), 0));
     out["key"] = created.plaintext;  // shown once; only its hash is stored
@@ -208,8 +208,8 @@ int admin_key_create(const Config& config, const KeyCreateArgs& a) {
 }
 
 int admin_key_disable(const Config& config, std::int64_t id) {
-  InfraCounters counters;
-  db::Db db(config.database_url, &counters);
+  Database database(config);
+  db::Db& db = database.db();
   auto key = auth::disable_key(db, ApiKeyId{id});
   if (!key) return fail("no key with id " + std::to_string(id));
   publish_invalidation(config, key->key_hash);
@@ -224,8 +224,8 @@ int admin_subscription_grant(const Config& config, std::int64_t user, const std:
     expires = parse_iso8601(expires_at);
     if (!expires) return fail("--expires-at must be ISO 8601 with an offset");
   }
-  InfraCounters counters;
-  db::Db db(config.database_url, &counters);
+  Database database(config);
+  db::Db& db = database.db();
   try {
     const auto g = billing::grant_subscription(db, UserId{user}, plan, expires);
     const auto utc = TimeZone::utc();
@@ -242,8 +242,8 @@ int admin_subscription_grant(const Config& config, std::int64_t user, const std:
 }
 
 int admin_maintenance(const Config& config, bool on) {
-  InfraCounters counters;
-  db::Db db(config.database_url, &counters);
+  Database database(config);
+  db::Db& db = database.db();
   billing::set_maintenance(db, on);
   print({{"maintenance", on}});
   return 0;

@@ -1,10 +1,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <pqxx/except.hxx>
 
 #include "commands.hpp"
 #include "mediagen/core/log.hpp"
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/connection.hpp"
 
 using namespace mediagen;
 
@@ -114,7 +113,7 @@ int main(int argc, char** argv) {
     if (key_disable->parsed()) return app::admin_key_disable(config, key_id);
     if (sub_grant->parsed()) return app::admin_subscription_grant(config, user_id, plan_code, sub_expires);
     if (maintenance->parsed()) return app::admin_maintenance(config, maintenance_state == "on");
-  } catch (const pqxx::broken_connection& e) {
+  } catch (const db::Unavailable& e) {
     std::fprintf(stderr, "error: cannot connect to PostgreSQL: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {

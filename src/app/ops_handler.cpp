@@ -1,6 +1,6 @@
 #include "ops_handler.hpp"
 
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/connection.hpp"
 
 namespace mediagen::app {
 
@@ -33,7 +33,7 @@ boost::asio::awaitable<http::Response> OpsHandler::handle(http::Exchange& exchan
     auto probe = [](db::Resources& res) {
       std::pair<bool, bool> ok{false, false};
       try {
-        db::read(res.db, [&](db::Tx& tx) { return res.db.exec_raw(tx, "SELECT 1"); });
+        res.db.ping();
         ok.first = true;
       } catch (const std::exception&) {
       }

@@ -31,6 +31,10 @@ pqxx::result Db::exec_raw(Tx& tx, const std::string& sql) {
   return tx.exec(sql);
 }
 
+void Db::ping() {
+  run_read(*this, [this](Tx& tx) { exec_raw(tx, "SELECT 1"); });
+}
+
 void Db::count() {
   if (counters_) counters_->db_queries.fetch_add(1, std::memory_order_relaxed);
 }

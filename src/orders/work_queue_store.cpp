@@ -78,7 +78,8 @@ const db::Statement kStitchParts{
 
 std::int64_t millis(std::chrono::milliseconds d) { return static_cast<std::int64_t>(d.count()); }
 
-// Orders that lost their last claimed chunk go back to pending; the queue is told there is work.
+// Orders that lost their last claimed chunk go back to pending. Workers are woken after the
+// commit by the caller (WorkerPool), not here.
 void after_requeue(db::Db& db, db::Tx& tx, const std::set<std::string>& orders,
                    std::vector<OrderChange>& changes) {
   if (!orders.empty()) {
@@ -88,7 +89,6 @@ void after_requeue(db::Db& db, db::Tx& tx, const std::set<std::string>& orders,
       changes.push_back({OrderChange::Subject::order, id, id, to_string(OrderStatus::pending)});
     }
   }
-  db.exec(tx, detail::kNotifyQueue);
 }
 
 }  // namespace

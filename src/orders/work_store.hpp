@@ -29,8 +29,6 @@ inline const db::Statement kLockOrder{
     "SELECT o.user_id, o.asset_id, o.status, (SELECT id FROM currency_assets WHERE kind = 'tokens')"
     " FROM orders o WHERE o.id = $1::uuid FOR UPDATE OF o"};
 
-inline const db::Statement kNotifyQueue{"work_notify_queue", "SELECT pg_notify('mediagen_queue', '')"};
-
 // In-progress orders that lost every claimed chunk before anything completed wait again.
 inline const db::Statement kOrdersBackToPending{
     "work_orders_back_to_pending",

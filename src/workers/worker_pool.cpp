@@ -11,7 +11,7 @@
 #include "chunk_job.hpp"
 #include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
-#include "mediagen/db/pg.hpp"
+#include "mediagen/db/connection.hpp"
 #include "mediagen/orders/work_queue.hpp"
 #include "mediagen/workers/janitor.hpp"
 #include "mediagen/workers/speech_source.hpp"
@@ -85,6 +85,12 @@ struct PoolState {
     for (const auto& c : changes) options.on_change(c);
   }
 
+  // Chunks went back to the queue (committed): idle workers here look now, others are told.
+  void requeued() {
+    wake();
+    if (options.on_requeued) options.on_requeued();
+  }
+
   void drop(const std::string& token) {
     std::lock_guard lock(mutex);
     in_flight.erase(token);
@@ -99,37 +105,10 @@ using State = detail::PoolState;
 
 orders::QueueOptions queue_options(const WorkerPoolOptions& o) { return {.stitch_lease = o.stitch_lease}; }
 
-// Wakes idle workers on every NOTIFY of the queue channel.
-class QueueReceiver final : public pqxx::notification_receiver {
- public:
-  QueueReceiver(pqxx::connection_base& conn, State& state)
-      : pqxx::notification_receiver(conn, std::string(orders::kQueueChannel)), state_(state) {}
-  void operator()(const std::string&, int) override { state_.wake(); }
-
- private:
-  State& state_;
-};
-
-void listener_loop(State& s) {
-  while (!s.is_stopping()) {
-    try {
-      pqxx::connection conn(s.url);
-      QueueReceiver receiver(conn, s);
-      s.wake();  // work committed while nobody listened
-      auto last_wake = steady_clock::now();
-      while (!s.is_stopping()) {
-        // A short wait so stop() is noticed quickly; it costs a select(), not a query.
-        conn.await_notification(0, 250'000);
-        if (steady_clock::now() - last_wake >= s.options.wake_interval) {
-          s.wake();
-          last_wake = steady_clock::now();
-        }
-      }
-    } catch (...) {
-      log::warn("queue listener: reconnecting", {{"error", std::string_view(describe(std::current_exception()))}});
-      s.sleep_for(std::chrono::seconds(1));
-    }
-  }
+// The safety net for a wake-up lost on its way: idle workers look at the queue every
+// wake_interval whatever happened.
+void timer_loop(State& s) {
+  while (s.sleep_for(s.options.wake_interval)) s.wake();
 }
 
 // Extends the lease every lease/3 until stopped; records until when the lease is known to hold.
@@ -243,7 +222,9 @@ void worker_loop(State& s) {
     }
     if (!s.hold(chunk->lease_token)) {
       try {
-        queue.release_own(std::span<const std::string>(&chunk->lease_token, 1));
+        if (queue.release_own(std::span<const std::string>(&chunk->lease_token, 1)) > 0 && s.options.on_requeued) {
+          s.options.on_requeued();
+        }
       } catch (const std::exception& e) {
         log::warn("drain: release failed", {{"item_id", chunk->item_id}, {"error", e.what()}});
       }
@@ -270,6 +251,7 @@ void sweeper_loop(State& s) {
     try {
       const auto swept = queue.release_expired_leases();
       s.publish(swept.changes);
+      if (swept.requeued > 0) s.requeued();
       if (swept.requeued > 0 || swept.failed > 0) {
         log::info("expired leases", {{"requeued", swept.requeued}, {"failed", swept.failed}});
       }
@@ -298,7 +280,7 @@ void WorkerPool::start() {
   if (state_->started) return;
   state_->started = true;
   detail::PoolState& s = *state_;
-  s.threads.emplace_back([&s] { listener_loop(s); });
+  s.threads.emplace_back([&s] { timer_loop(s); });
   s.threads.emplace_back([&s] { sweeper_loop(s); });
   for (int i = 0; i < std::max(1, s.options.workers); ++i) s.threads.emplace_back([&s] { worker_loop(s); });
 }
@@ -320,6 +302,8 @@ void WorkerPool::stop() {
       std::vector<orders::OrderChange> changes;
       const int released = queue.release_own(tokens, &changes);
       s.publish(changes);
+      // Only other instances' workers can take them now.
+      if (released > 0 && s.options.on_requeued) s.options.on_requeued();
       log::info("workers drained", {{"released", released}});
     } catch (const std::exception& e) {
       // Their leases run out instead; another instance's sweeper requeues them.

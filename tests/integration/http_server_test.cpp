@@ -1,5 +1,5 @@
-// The public pipeline and HTTP server in this process, with real pools, driven over a real TCP
-// socket by Beast's synchronous client.
+// The public pipeline and HTTP server of an instance in this process (TestServer), with real
+// pools, driven over a real TCP socket by Beast's synchronous client.
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -25,8 +25,9 @@
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/db/pg.hpp"
 #include "mediagen/http/pipeline.hpp"
-#include "mediagen/http/server.hpp"
+#include "mediagen/http/router.hpp"
 #include "support.hpp"
+#include "test_server.hpp"
 
 namespace mediagen::test {
 namespace {
@@ -157,45 +158,29 @@ class HttpServerTest : public MigratedTest {
   void SetUp() override {
     MigratedTest::SetUp();
     if (HasFatalFailure()) return;
-    router = std::make_unique<http::Router>("/api");
-    router->add_api(json_route("/echo", 1024));
-    router->add_api(json_route("/echo/large", 1 << 20));
-    router->add_api(key_route("/whoami", http::Access::scope, auth::Scope::profile_read));
-    router->add_api(key_route("/orders-only", http::Access::scope, auth::Scope::orders_write));
-    router->add_api(key_route("/any-key", http::Access::any_key, auth::Scope::profile_read));
-    router->add_api(key_route("/reseller-only", http::Access::scope, auth::Scope::reseller_read));
-    metrics = std::make_unique<http::Metrics>(counters);
-    metrics->set_routes(router->patterns());
-    ladder = std::make_unique<cache::BanLadder>(
-        cache::BanLadderOptions{.ladder_seconds = {60, 120}, .threshold = 5, .window_seconds = 600, .prefix = prefix});
-    keys = std::make_unique<auth::KeyCache>(60s, clock);
-    pool = std::make_unique<db::BlockingPool>(
-        db::BlockingPoolOptions{.threads = 2, .database_url = db_url, .redis = {.url = redis_url}}, counters);
-    pipeline = std::make_unique<http::Pipeline>(
-        http::PipelineDeps{*router, *metrics, clock, bans, *ladder, *keys, *pool, counters},
-        http::PipelineOptions{.trusted_proxies = {},
-                              .docs_url = "https://docs.example/api",
-                              .developers_url = "https://developers.example",
-                              .redis_prefix = prefix});
-    server = std::make_unique<http::Server>(
-        ioc,
-        http::ServerOptions{
-            .listen = {"127.0.0.1", 0}, .max_connections = 64, .single_threaded = io_thread_count() == 1},
-        *pipeline, *metrics);
-    server->start();
-    port = server->bound().port;
-    for (int i = 0; i < io_thread_count(); ++i) io_threads.emplace_back([this] { ioc.run(); });
+    auto config = TestServer::config({db_url, redis_url, prefix});
+    config.ban_ladder_seconds = {60, 120};
+    config.ban_threshold = 5;
+    config.docs_url = "https://docs.example/api";
+    config.developers_url = "https://developers.example";
+    config.io_threads = io_thread_count();
+    server = std::make_unique<TestServer>(config, clock, counters, [](http::Router& router, db::BlockingPool&) {
+      router.add_api(json_route("/echo", 1024));
+      router.add_api(json_route("/echo/large", 1 << 20));
+      router.add_api(key_route("/whoami", http::Access::scope, auth::Scope::profile_read));
+      router.add_api(key_route("/orders-only", http::Access::scope, auth::Scope::orders_write));
+      router.add_api(key_route("/any-key", http::Access::any_key, auth::Scope::profile_read));
+      router.add_api(key_route("/reseller-only", http::Access::scope, auth::Scope::reseller_read));
+    });
+    port = server->port();
   }
 
   void TearDown() override {
     if (server) {
-      server->shutdown();
-      for (int i = 0; i < 100 && server->connections() > 0; ++i) std::this_thread::sleep_for(20ms);
+      server->drain();
       EXPECT_EQ(server->connections(), 0u) << "a connection outlived the shutdown";
     }
-    ioc.stop();
-    for (auto& t : io_threads) t.join();
-    if (pool) pool->stop();
+    server.reset();
     MigratedTest::TearDown();
   }
 
@@ -225,18 +210,8 @@ class HttpServerTest : public MigratedTest {
     return body;
   }
 
-  // Declared first, destroyed last: the coroutine frames it still holds point into the rest.
-  asio::io_context ioc;
   FreezableClock clock;
-  cache::BanList bans;
-  std::unique_ptr<http::Router> router;
-  std::unique_ptr<http::Metrics> metrics;
-  std::unique_ptr<cache::BanLadder> ladder;
-  std::unique_ptr<auth::KeyCache> keys;
-  std::unique_ptr<db::BlockingPool> pool;
-  std::unique_ptr<http::Pipeline> pipeline;
-  std::unique_ptr<http::Server> server;
-  std::vector<std::thread> io_threads;
+  std::unique_ptr<TestServer> server;  // after the clock it reads
   std::uint16_t port = 0;
 
   virtual int io_thread_count() const { return 1; }
@@ -459,7 +434,7 @@ TEST_F(HttpServerTest, BansAfterTheThresholdAndRefusesEveryPathWhileBanned) {
 }
 
 TEST_F(HttpServerTest, RendersTheBanTimeInTheRequestedZone) {
-  bans.put("127.0.0.1", cache::Ban{clock.now() + 90s, 2});
+  server->bans().put("127.0.0.1", cache::Ban{clock.now() + 90s, 2});
   Client c(port);
   Request req = get("/api/whoami");
   req.set("X-Timezone", "Asia/Kathmandu");
@@ -668,7 +643,7 @@ TEST_F(HttpServerTest, CountsRequestsByRouteAndStatus) {
     Client c(port);
     c.send(get("/api/unknown"));
   }
-  const std::string text = metrics->render();
+  const std::string text = server->metrics().render();
   EXPECT_NE(text.find(R"(mediagen_http_requests_total{route="POST /api/echo",status="200"} 1)"), std::string::npos)
       << text;
   EXPECT_NE(text.find(R"(mediagen_http_requests_total{route="POST /api/echo",status="422"} 1)"), std::string::npos);

@@ -1,71 +1,82 @@
 #include "test_server.hpp"
 
-#include <boost/asio/io_context.hpp>
 #include <chrono>
-#include <thread>
+#include <cstdlib>
+#include <stdexcept>
 
-#include "mediagen/auth/key_cache.hpp"
-#include "mediagen/cache/ban_ladder.hpp"
-#include "mediagen/db/blocking_pool.hpp"
-#include "mediagen/http/metrics.hpp"
-#include "mediagen/http/pipeline.hpp"
-#include "mediagen/http/router.hpp"
-#include "mediagen/http/server.hpp"
+#include "mediagen/app/app.hpp"
 
 namespace mediagen::test {
 
 using namespace std::chrono_literals;
 
-// Declared first, destroyed last: the coroutine frames the I/O context still holds point into
-// the rest.
-struct TestServer::Parts {
-  boost::asio::io_context ioc;
-  cache::BanList bans;
-  std::unique_ptr<http::Router> router;
-  std::unique_ptr<http::Metrics> metrics;
-  std::unique_ptr<cache::BanLadder> ladder;
-  std::unique_ptr<auth::KeyCache> keys;
-  std::unique_ptr<db::BlockingPool> pool;
-  std::unique_ptr<http::Pipeline> pipeline;
-  std::unique_ptr<http::Server> server;
-  std::thread io_thread;
-  std::uint16_t port = 0;
-};
+namespace {
+
+std::filesystem::path make_temp_dir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "mg-test-server-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
+  return pattern;
+}
+
+}  // namespace
+
+Config TestServer::config(const TestServerOptions& options) {
+  Config c;
+  c.listen = {"127.0.0.1", 0};
+  c.admin_listen = {"127.0.0.1", 0};
+  c.database_url = options.db_url;
+  c.redis_url = options.redis_url;
+  c.redis_prefix = options.redis_prefix;
+  c.api_prefix = "/api";
+  c.secret = "test-server-secret";
+  c.docs_url.clear();
+  c.developers_url.clear();
+  c.io_threads = 1;
+  c.workers = 0;
+  c.db_pool_size = 2;
+  c.max_connections = 64;
+  c.key_cache_ttl_seconds = 60;
+  c.ban_ladder_seconds = {60};
+  c.ban_threshold = 1000;
+  c.ban_window_seconds = 600;
+  c.shutdown_grace_seconds = 2;
+  return c;
+}
 
 TestServer::TestServer(const TestServerOptions& options, const Clock& clock, InfraCounters& counters,
                        const RegisterRoutes& register_routes)
-    : parts_(std::make_unique<Parts>()) {
-  Parts& p = *parts_;
-  p.router = std::make_unique<http::Router>("/api");
-  p.metrics = std::make_unique<http::Metrics>(counters);
-  p.ladder = std::make_unique<cache::BanLadder>(cache::BanLadderOptions{
-      .ladder_seconds = {60}, .threshold = 1000, .window_seconds = 600, .prefix = options.redis_prefix});
-  p.keys = std::make_unique<auth::KeyCache>(60s, clock);
-  p.pool = std::make_unique<db::BlockingPool>(
-      db::BlockingPoolOptions{.threads = 2, .database_url = options.db_url, .redis = {.url = options.redis_url}},
-      counters);
-  register_routes(*p.router, *p.pool);
-  p.metrics->set_routes(p.router->patterns());
-  p.pipeline = std::make_unique<http::Pipeline>(
-      http::PipelineDeps{*p.router, *p.metrics, clock, p.bans, *p.ladder, *p.keys, *p.pool, counters},
-      http::PipelineOptions{.redis_prefix = options.redis_prefix});
-  p.server = std::make_unique<http::Server>(
-      p.ioc, http::ServerOptions{.listen = {"127.0.0.1", 0}, .max_connections = 64, .single_threaded = true},
-      *p.pipeline, *p.metrics);
-  p.server->start();
-  p.port = p.server->bound().port;
-  p.io_thread = std::thread([&p] { p.ioc.run(); });
+    : TestServer(config(options), clock, counters, register_routes) {}
+
+TestServer::TestServer(Config config, const Clock& clock, InfraCounters& counters,
+                       const RegisterRoutes& register_routes)
+    : storage_dir_(make_temp_dir()) {
+  config.storage_dir = (storage_dir_ / "store").string();
+  auto created = app::App::create(config, {.clock = &clock, .counters = &counters, .routes = register_routes});
+  if (!created) throw std::runtime_error(created.error());
+  app_ = std::move(*created);
+  app_->start();
+  // A ban a test puts in must not be replaced by the first load of the bans in Redis.
+  for (int i = 0; i < 500 && !app_->bans_loaded(); ++i) std::this_thread::sleep_for(10ms);
+  io_thread_ = std::thread([app = app_.get()] { app->run(); });
 }
 
 TestServer::~TestServer() {
-  Parts& p = *parts_;
-  p.server->shutdown();
-  for (int i = 0; i < 100 && p.server->connections() > 0; ++i) std::this_thread::sleep_for(20ms);
-  p.ioc.stop();
-  if (p.io_thread.joinable()) p.io_thread.join();
-  p.pool->stop();
+  drain();
+  app_.reset();
+  std::error_code ec;
+  std::filesystem::remove_all(storage_dir_, ec);
 }
 
-std::uint16_t TestServer::port() const { return parts_->port; }
+void TestServer::drain() {
+  if (!io_thread_.joinable()) return;
+  app_->drain();
+  io_thread_.join();
+  app_->stop();
+}
+
+std::uint16_t TestServer::port() const { return app_->public_endpoint().port; }
+std::size_t TestServer::connections() const { return app_->connections(); }
+cache::BanList& TestServer::bans() { return app_->bans(); }
+http::Metrics& TestServer::metrics() { return app_->metrics(); }
 
 }  // namespace mediagen::test

@@ -150,7 +150,6 @@ class WorkersTest : public MigratedTest {
       lock.legs.push_back({billing::Account::quota(user, tokens), billing::Account::quota_escrow(user, o.id, tokens),
                            o.tokens_from_quota});
       billing::post(*db, tx, lock);
-      tx.exec("SELECT pg_notify('mediagen_queue', '')");
       return o;
     });
   }

@@ -52,6 +52,9 @@ class Db {
 
   pqxx::result exec_raw(Tx& tx, const std::string& sql);
 
+  // One round trip ("SELECT 1"): the readiness probe's question. Throws like any statement.
+  void ping();
+
   void count();
 
  private:

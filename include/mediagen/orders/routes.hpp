@@ -40,7 +40,7 @@ struct OrderWriteOptions {
   // content_blocked before any charge.
   std::function<bool(std::string_view text)> content_blocked;
   // Called on the blocking pool after an operation committed new work to the queue, to wake
-  // the workers of every instance (order creation does not NOTIFY: a NOTIFY serialises every
+  // the workers of every instance (a NOTIFY in the transaction instead would serialise every
   // committing transaction of the cluster).
   std::function<void(cache::Redis& redis)> on_queued;
   // Called on the blocking pool after cancel, item retry, bulk item retry and regenerate

@@ -38,10 +38,6 @@
 
 namespace mediagen::orders {
 
-// The NOTIFY channel that says "there is work": order creation and every path that puts a chunk
-// back in the queue send it in their transaction, so idle workers wake at commit.
-inline constexpr std::string_view kQueueChannel = "mediagen_queue";
-
 // A rescued chunk goes back to the queue until it has been claimed this often; then it fails
 // with "lease_expired" (a chunk that kills its worker every time must not loop forever).
 inline constexpr int kMaxClaims = 5;

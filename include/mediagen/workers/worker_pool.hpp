@@ -2,11 +2,12 @@
 // The generation workers of one instance.
 //
 // Threads: `workers` threads each with its own PostgreSQL connection loop claim -> engine ->
-// storage -> complete/fail -> stitch when the order is ready. One listener thread holds a
-// connection in LISTEN mediagen_queue and wakes idle workers when work is committed (order
-// creation and requeues NOTIFY in their transaction); every `wake_interval` it wakes them anyway,
-// the safety net for a notification lost while reconnecting. Idle workers block on a condition
-// variable: no polling loop. While the engine runs, the claim's lease is extended every lease/3.
+// storage -> complete/fail -> stitch when the order is ready. Idle workers block on a condition
+// variable: no polling loop. They are woken after a commit put work in the queue: wake() (order
+// creation here, or a message from another instance) and this pool's own requeues. One timer
+// thread wakes them every `wake_interval` anyway, the safety net for a wake-up lost on its way
+// (a message missed while Redis reconnected). While the engine runs, the claim's lease is
+// extended every lease/3.
 // One sweeper thread, every `sweep_interval`: expired leases back to the queue, expired
 // stitches redone, the janitor (retention, compensation).
 //
@@ -50,6 +51,10 @@ struct WorkerPoolOptions {
   // stitches, requeues, janitor), from the pool's threads: the realtime publisher's hook.
   // Must not block for long; may be empty.
   std::function<void(const orders::OrderChange&)> on_change;
+  // Called after a commit that put chunks back in the queue (lease rescue, drain), from the
+  // pool's threads. This pool's idle workers are woken already; the hook tells other instances.
+  // Must not block for long; may be empty.
+  std::function<void()> on_requeued;
 };
 
 class WorkerPool {

@@ -1,0 +1,130 @@
+#pragma once
+// The composition root: every part of one instance, built once from Config in dependency order
+// and destroyed in reverse. `mediagen serve` and the in-process test server build through it, so
+// the parts are wired in one place only.
+//
+// Life: create() (nothing listens or runs yet; fails on a bad setting) -> start() (listeners
+// bound, threads started; throws when an address cannot be bound) -> run() on the I/O threads
+// until drain() has let the connections finish -> stop() joins what is left (the destructor
+// calls it too).
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/system/result.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "mediagen/auth/key_cache.hpp"
+#include "mediagen/cache/ban_ladder.hpp"
+#include "mediagen/cache/subscriber.hpp"
+#include "mediagen/core/clock.hpp"
+#include "mediagen/core/config.hpp"
+#include "mediagen/core/counters.hpp"
+#include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/engines/espeak_engine.hpp"
+#include "mediagen/http/metrics.hpp"
+#include "mediagen/http/pipeline.hpp"
+#include "mediagen/http/router.hpp"
+#include "mediagen/http/server.hpp"
+#include "mediagen/orders/order_events.hpp"
+#include "mediagen/realtime/channel_signer.hpp"
+#include "mediagen/realtime/hub.hpp"
+#include "mediagen/storage/local_store.hpp"
+#include "mediagen/workers/speech_source.hpp"
+#include "mediagen/workers/worker_pool.hpp"
+
+namespace mediagen::app {
+
+class OpsHandler;
+
+// What tests vary beyond Config.
+struct AppOptions {
+  // Time wherever it decides behaviour (bans, key cache, links, key expiry); null: the system clock.
+  const Clock* clock = nullptr;
+  // Where infrastructure failures are counted; null: counters of the App's own.
+  InfraCounters* counters = nullptr;
+  // Replaces the domain routes (the open /healthz stays): a test serves the routes it
+  // registers, with hooks of its own.
+  std::function<void(http::Router&, db::BlockingPool&)> routes;
+};
+
+class App;
+using Created = boost::system::result<std::unique_ptr<App>, std::string>;
+
+class App {
+ public:
+  // The error names the setting that cannot be used (e.g. an unusable MEDIAGEN_STORAGE_DIR).
+  static Created create(const Config& config, AppOptions options = {});
+  ~App();  // stop()
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Binds the listeners, logs their addresses, starts the background threads.
+  void start();
+  // Runs the I/O context on Config::io_threads threads (this one included) until drain() ends it.
+  void run();
+  // Stops accepting and lets connections finish within Config::shutdown_grace_seconds, then ends
+  // run(); the workers hand their chunks back meanwhile. Any thread; once.
+  void drain();
+  // After run() returned: joins the workers, the publishers and the blocking pool. Idempotent.
+  void stop();
+
+  boost::asio::io_context& io() { return ioc_; }
+  Endpoint public_endpoint() const { return public_server_.bound(); }
+  std::size_t connections() const { return public_server_.connections(); }
+  cache::BanList& bans() { return bans_; }
+  http::Metrics& metrics() { return metrics_; }
+  // The first load of the active bans after the fan-out subscription connected has finished.
+  bool bans_loaded() const { return bans_loaded_.load(); }
+
+ private:
+  App(const Config& config, const AppOptions& options, storage::LocalStore store);
+
+  // The hooks that connect the parts (app_hooks.cpp).
+  realtime::HubHooks hub_hooks();
+  workers::WorkerPoolOptions worker_options_with_hooks();
+  void work_queued(cache::Redis& redis);
+  void on_fanout(std::string_view channel, std::string_view payload);
+  void on_fanout_connected();
+  // The routes and the metrics' gauges (app_routes.cpp).
+  void register_routes(const AppOptions& options);
+  void add_gauges();
+
+  const Config config_;
+  SystemClock system_clock_;
+  const Clock& clock_;
+  InfraCounters own_counters_;
+  InfraCounters& counters_;
+  // Before every part its coroutine frames point into: destroyed after them.
+  boost::asio::io_context ioc_;
+  db::BlockingPool blocking_;
+  cache::BanList bans_;
+  cache::BanLadder ladder_;
+  auth::KeyCache keys_;
+  const realtime::ChannelSigner channel_signer_;
+  realtime::Hub hub_;
+  // Status changes become order channel events once their transaction committed.
+  orders::OrderEventPublisher order_events_;
+  storage::LocalStore store_;
+  const std::string link_secret_;
+  engines::EspeakEngine espeak_;
+  workers::EspeakSource speech_;
+  workers::WorkerPool workers_;
+  // Bans, key invalidations, queued work and realtime events of every instance, through Redis.
+  cache::Subscriber subscriber_;
+  std::atomic<bool> bans_loaded_{false};
+  bool reconnected_ = false;  // the subscriber's thread only
+  http::Router router_;
+  http::Metrics metrics_;
+  http::Pipeline pipeline_;
+  std::unique_ptr<OpsHandler> ops_;
+  http::Server public_server_;
+  http::Server admin_server_;
+  std::thread worker_drain_;
+  std::atomic<bool> draining_{false};
+  bool stopped_ = false;
+};
+
+}  // namespace mediagen::app

@@ -1,0 +1,95 @@
+// The hooks that connect App's parts: what the realtime hub asks, what the workers report, and
+// the fan-out messages every instance exchanges through Redis.
+//
+// Waking workers has one path: after a commit put work in the queue, the workers of this
+// instance are woken at once and the others by a message on the queue channel; the worker
+// pool's own timer (WorkerPoolOptions::wake_interval) covers a message lost on the way.
+#include "mediagen/app/app.hpp"
+
+#include "invalidation.hpp"
+#include "mediagen/auth/keys.hpp"
+#include "mediagen/cache/redis.hpp"
+#include "mediagen/core/log.hpp"
+#include "mediagen/realtime/channel.hpp"
+#include "mediagen/orders/work_queue.hpp"
+#include "settings.hpp"
+
+namespace mediagen::app {
+
+realtime::HubHooks App::hub_hooks() {
+  return {
+      .snapshot = [](db::Resources& r, const realtime::Channel& channel) -> std::optional<realtime::Event> {
+        if (channel.kind != realtime::ChannelKind::order) return std::nullopt;
+        return orders::order_snapshot(r.db, channel.order_id);
+      },
+      .key_valid =
+          [this](db::Resources& r, const crypto::Sha256Digest& digest) {
+            auto key = auth::find_key_by_hash(r.db, digest);
+            return key && !key->key_disabled && !key->user_blocked && (!key->expires_at || *key->expires_at > clock_.now());
+          },
+      // The ban of repeated unknown paths covers sockets too (spec 8.1: all paths).
+      .refused = [this](std::string_view peer, std::optional<std::string_view> forwarded) -> std::optional<std::string> {
+        const auto ip = http::resolve_client_ip(peer, forwarded, config_.trusted_proxies);
+        if (bans_.check(ip, clock_.now())) return "IP banned after repeated unknown paths";
+        return std::nullopt;
+      }};
+}
+
+workers::WorkerPoolOptions App::worker_options_with_hooks() {
+  auto options = worker_options(config_);
+  options.on_change = [this](const orders::OrderChange& change) { order_events_.changed(change); };
+  // The pool woke its own workers; the message is for the other instances (Redis is reached from
+  // the blocking pool, whose threads hold the connections).
+  options.on_requeued = [this] { blocking_.submit([this](db::Resources& r) { work_queued(r.redis); }); };
+  return options;
+}
+
+void App::work_queued(cache::Redis& redis) {
+  workers_.wake();
+  try {
+    redis.command({"PUBLISH", queue_channel(config_), "1"});
+  } catch (const std::exception& e) {
+    // Other instances still find the work on their workers' next timed wake-up.
+    log::warn("could not announce queued work", {{"error", e.what()}});
+  }
+}
+
+void App::on_fanout(std::string_view channel, std::string_view payload) {
+  if (channel == realtime_channel(config_)) {
+    hub_.on_fanout(payload);
+  } else if (channel == queue_channel(config_)) {
+    workers_.wake();
+  } else if (channel == ladder_.channel()) {
+    if (auto event = cache::BanLadder::parse_event(payload)) {
+      bans_.prune(clock_.now());
+      bans_.put(event->first, event->second);
+    }
+  } else if (auto what = parse_invalidation(payload)) {
+    if (const auto* d = std::get_if<crypto::Sha256Digest>(&*what)) {
+      keys_.invalidate_key(*d);
+      hub_.key_changed(*d);
+    } else {
+      keys_.invalidate_user(std::get<UserId>(*what));
+      hub_.user_changed(std::get<UserId>(*what));
+    }
+  } else {
+    log::warn("dropped a malformed fan-out message", {{"channel", channel}});
+  }
+}
+
+// After a reconnect the bans are reloaded and the key cache emptied: messages may have been
+// missed meanwhile.
+void App::on_fanout_connected() {
+  if (reconnected_) keys_.invalidate_all();
+  reconnected_ = true;
+  blocking_.submit([this](db::Resources& r) {
+    try {
+      bans_.replace_all(ladder_.load_active(r.redis, clock_.now()));
+    } catch (const std::exception& e) {
+      log::warn("could not load active bans", {{"error", e.what()}});
+    }
+    bans_loaded_ = true;
+  });
+}
+
+}  // namespace mediagen::app

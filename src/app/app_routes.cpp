@@ -1,0 +1,100 @@
+// App's routes, domain by domain, and the gauges its metrics add to the request counts.
+#include <nlohmann/json.hpp>
+
+#include "mediagen/account/routes.hpp"
+#include "mediagen/app/app.hpp"
+#include "mediagen/auth/routes.hpp"
+#include "mediagen/core/json_text.hpp"
+#include "mediagen/orders/order_files.hpp"
+#include "mediagen/orders/routes.hpp"
+#include "mediagen/realtime/auth_routes.hpp"
+#include "mediagen/storage/routes.hpp"
+#include "mediagen/templates/routes.hpp"
+#include "mediagen/voices/routes.hpp"
+#include "mediagen/workers/content_check.hpp"
+#include "settings.hpp"
+
+namespace mediagen::app {
+
+namespace asio = boost::asio;
+
+namespace {
+
+void add_open_routes(http::Router& router) {
+  // For load balancers and probes on the public port; the operator listener has its own.
+  router.add_root({
+      .method = http::Method::get,
+      .pattern = "/healthz",
+      .access = http::Access::open,
+      .handler = [](http::RequestContext&) -> asio::awaitable<Result<http::Reply>> {
+        co_return http::Reply{.data_json = R"({"status":"ok"})", .bare = true};
+      },
+  });
+}
+
+std::string gauge(const char* name, const char* type, const char* help, std::uint64_t value) {
+  return std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " +
+         std::to_string(value) + "\n";
+}
+
+}  // namespace
+
+void App::register_routes(const AppOptions& options) {
+  add_open_routes(router_);
+  if (options.routes) {
+    options.routes(router_, blocking_);
+    return;
+  }
+  auth::register_routes(router_, blocking_);
+  account::register_routes(router_, blocking_);
+  templates::register_routes(router_, blocking_);
+  voices::register_routes(router_, blocking_);
+  orders::register_preview_routes(
+      router_, blocking_,
+      {.redis_prefix = config_.redis_prefix, .on_ready = [this](UserId user, std::string_view preview_id) {
+         nlohmann::json data = {{"preview_id", preview_id}, {"status", "ready"}};
+         hub_.publish({.channel = realtime::preview_channel(user), .name = "ready", .data = to_json_text(data)});
+       }});
+  realtime::register_auth_routes(router_, blocking_,
+                                 {.signer = channel_signer_, .on_granted = [this](db::Resources& r, const realtime::Grant& g) {
+                                    hub_.record_grant(r.redis, g);
+                                  }});
+  orders::register_order_read_routes(router_, blocking_);
+  orders::register_order_write_routes(
+      router_, blocking_,
+      {.redis_prefix = config_.redis_prefix,
+       .content_blocked =
+           [rules = content_rules(config_)](std::string_view text) {
+             return workers::check_content(text, rules) == workers::ContentVerdict::policy_flagged;
+           },
+       .on_queued = [this](cache::Redis& redis) { work_queued(redis); },
+       .on_changed = [this](std::vector<orders::OrderChange> changes) { order_events_.changed(std::move(changes)); }});
+  storage::register_routes(router_, blocking_,
+                           {.store = store_,
+                            .signer = storage::LinkSigner(link_secret_),
+                            .clock = clock_,
+                            .public_url = config_.public_url,
+                            .link_ttl = std::chrono::seconds(config_.link_ttl_seconds),
+                            .authorize_path = &orders::authorize_download});
+}
+
+void App::add_gauges() {
+  metrics_.add_gauge_source([this](std::string& out) {
+    out += gauge("mediagen_blocking_pool_threads", "gauge",
+                 "Threads of the blocking pool (one PostgreSQL connection each).", blocking_.threads());
+    out += gauge("mediagen_blocking_pool_busy", "gauge", "Blocking-pool threads running a job.", blocking_.busy());
+    out += gauge("mediagen_blocking_pool_queued", "gauge", "Jobs waiting for a blocking-pool thread.", blocking_.queued());
+  });
+  metrics_.add_gauge_source([this](std::string& out) {
+    const auto st = hub_.stats();
+    out += gauge("mediagen_ws_connections", "gauge", "Open realtime sockets.", st.connections);
+    out += gauge("mediagen_ws_subscriptions", "gauge", "Channel subscriptions on this instance.", st.subscriptions);
+    out += gauge("mediagen_ws_frames_total", "counter", "Frames queued to realtime sockets.", st.delivered);
+    out += gauge("mediagen_realtime_fanout_dropped_total", "counter",
+                 "Malformed messages dropped from the fan-out channel.", st.fanout_dropped);
+    out += gauge("mediagen_realtime_publish_failed_total", "counter",
+                 "Events that could not be sent to other instances.", st.publish_failed);
+  });
+}
+
+}  // namespace mediagen::app

@@ -1,0 +1,100 @@
+#include "settings.hpp"
+
+#include <algorithm>
+
+#include "mediagen/core/crypto.hpp"
+#include "mediagen/core/log.hpp"
+
+namespace mediagen::app {
+
+cache::RedisOptions redis_options(const Config& config, std::string client_name) {
+  return {.url = config.redis_url, .client_name = std::move(client_name)};
+}
+
+db::BlockingPoolOptions blocking_options(const Config& config) {
+  return {.threads = config.db_pool_size, .database_url = config.database_url, .redis = redis_options(config, "mediagen")};
+}
+
+cache::BanLadderOptions ladder_options(const Config& config) {
+  return {.ladder_seconds = config.ban_ladder_seconds,
+          .threshold = config.ban_threshold,
+          .window_seconds = config.ban_window_seconds,
+          .prefix = config.redis_prefix};
+}
+
+realtime::HubOptions hub_options(const Config& config) {
+  return {.activity_timeout = std::chrono::seconds(config.ws_activity_timeout_seconds),
+          .pong_timeout = std::chrono::seconds(config.ws_pong_timeout_seconds),
+          .max_connections = config.ws_max_connections,
+          .max_message_bytes = config.ws_max_message_bytes,
+          .max_subscriptions = config.ws_max_subscriptions,
+          .fanout_channel = realtime_channel(config),
+          .single_threaded = config.io_threads == 1};
+}
+
+// Instances must agree on the channel secret: a socket authorized through one instance may
+// subscribe on another. Without its own secret it is derived from MEDIAGEN_SECRET.
+std::string pusher_secret(const Config& config) {
+  if (!config.pusher_secret.empty()) return config.pusher_secret;
+  if (!config.secret.empty()) return crypto::hmac_sha256_hex(config.secret, "mediagen realtime channels");
+  log::warn("neither MEDIAGEN_PUSHER_SECRET nor MEDIAGEN_SECRET is set: channel signatures hold for this process only");
+  return crypto::to_hex(crypto::sha256(crypto::random_bytes(32)));
+}
+
+// Links signed with a secret of this process die with it.
+std::string link_secret(const Config& config) {
+  if (!config.secret.empty()) return config.secret;
+  log::warn("MEDIAGEN_SECRET is not set: download links are signed with a secret of this process only");
+  return crypto::random_bytes(32);
+}
+
+workers::ContentRules content_rules(const Config& config) {
+  return {.policy_terms = config.content_policy, .fail_marker = config.engine_fail_marker};
+}
+
+workers::WorkerPoolOptions worker_options(const Config& config) {
+  return {.workers = config.workers,
+          .lease = std::chrono::seconds(config.lease_seconds),
+          // A stitch only joins files: a few leases are plenty, and a crashed stitcher's order is
+          // picked up soon after.
+          .stitch_lease = std::chrono::seconds(std::max<std::int64_t>(10, 4 * config.lease_seconds)),
+          .sweep_interval = std::chrono::milliseconds(config.sweep_interval_ms),
+          .retention = std::chrono::seconds(config.retention_seconds),
+          .compensate_after = std::chrono::seconds(config.compensate_after_seconds),
+          .content = content_rules(config),
+          .engine_delay = std::chrono::milliseconds(config.engine_delay_ms)};
+}
+
+http::PipelineOptions pipeline_options(const Config& config) {
+  return {.trusted_proxies = config.trusted_proxies,
+          .docs_url = config.docs_url,
+          .developers_url = config.developers_url,
+          .redis_prefix = config.redis_prefix};
+}
+
+http::ServerOptions public_server_options(const Config& config, http::UpgradeHandler& upgrade) {
+  return {.listen = config.listen,
+          .max_connections = config.max_connections,
+          .header_limit_bytes = config.header_limit_bytes,
+          .read_timeout_seconds = config.read_timeout_seconds,
+          .idle_timeout_seconds = config.idle_timeout_seconds,
+          .single_threaded = config.io_threads == 1,
+          .upgrade = &upgrade};
+}
+
+// The public limits on the operator address, without the WebSocket endpoint and with a small
+// connection cap: only operators and probes talk to it.
+http::ServerOptions admin_server_options(const Config& config) {
+  return {.listen = config.admin_listen,
+          .max_connections = 256,
+          .header_limit_bytes = config.header_limit_bytes,
+          .read_timeout_seconds = config.read_timeout_seconds,
+          .idle_timeout_seconds = config.idle_timeout_seconds,
+          .single_threaded = config.io_threads == 1,
+          .upgrade = nullptr};
+}
+
+std::string realtime_channel(const Config& config) { return config.redis_prefix + "realtime"; }
+std::string queue_channel(const Config& config) { return config.redis_prefix + "queue"; }
+
+}  // namespace mediagen::app
