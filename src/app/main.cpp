@@ -7,6 +7,121 @@
 
 using namespace mediagen;
 
+namespace {
+
+// What the command line asked for: the values of every option and the subcommands that hold them.
+struct Command {
+  CLI::App* serve = nullptr;
+  CLI::App* admin = nullptr;
+  bool no_migrate = false;
+  std::string listen, admin_listen;
+  std::string email, name, locale = "en";
+  std::int64_t balance = 0, user_id = 0, add = 0, key_id = 0;
+  app::KeyCreateArgs key;
+  std::string plan_code, sub_expires, maintenance_state;
+  CLI::App *user_create = nullptr, *user_balance = nullptr, *user_block = nullptr, *user_unblock = nullptr;
+  CLI::App *key_create = nullptr, *key_disable = nullptr, *sub_grant = nullptr, *maintenance = nullptr;
+};
+
+void add_serve(CLI::App& cli, Command& c, Config& config) {
+  c.serve = cli.add_subcommand("serve", "Serve the public API and the operator listener");
+  c.serve->add_flag("--no-migrate", c.no_migrate, "Do not apply pending migrations at start");
+  c.serve->add_option("--listen", c.listen, "Public listener host:port (MEDIAGEN_LISTEN)");
+  c.serve->add_option("--admin-listen", c.admin_listen, "Operator listener host:port (MEDIAGEN_ADMIN_LISTEN)");
+  c.serve->add_option("--io-threads", config.io_threads, "I/O threads (MEDIAGEN_IO_THREADS)")->check(CLI::Range(1, 64));
+  cli.add_subcommand("migrate", "Apply pending database migrations");
+}
+
+void add_user_commands(CLI::App& admin, Command& c) {
+  auto* user = admin.add_subcommand("user", "Users");
+  user->require_subcommand(1);
+  c.user_create = user->add_subcommand("create", "Create a user");
+  c.user_create->add_option("--email", c.email)->required();
+  c.user_create->add_option("--name", c.name);
+  c.user_create->add_option("--locale", c.locale)->check(CLI::IsMember({"en", "ru"}));
+  c.user_create->add_option("--balance", c.balance, "Initial balance in minor units")->check(CLI::NonNegativeNumber);
+  c.user_balance = user->add_subcommand("balance", "Add to (or, negative, take from) a balance");
+  c.user_balance->add_option("--user", c.user_id)->required();
+  c.user_balance->add_option("--add", c.add, "Minor units")->required();
+  c.user_block = user->add_subcommand("block", "Block a user: every key of theirs stops working");
+  c.user_block->add_option("--user", c.user_id)->required();
+  c.user_unblock = user->add_subcommand("unblock", "Unblock a user");
+  c.user_unblock->add_option("--user", c.user_id)->required();
+}
+
+void add_key_commands(CLI::App& admin, Command& c) {
+  auto* key = admin.add_subcommand("key", "API keys");
+  key->require_subcommand(1);
+  app::KeyCreateArgs& k = c.key;
+  c.key_create = key->add_subcommand("create", "Create an API key; prints the key once");
+  c.key_create->add_option("--user", k.user)->required();
+  c.key_create->add_option("--preset", k.preset)->check(CLI::IsMember({"read_only", "automation", "full"}));
+  c.key_create->add_option("--scopes", k.scopes, "Comma-separated scopes, '*' for the wildcard");
+  c.key_create->add_option("--name", k.name);
+  c.key_create->add_option("--expires-at", k.expires_at, "ISO 8601");
+  c.key_create->add_option("--rate-per-minute", k.rate_per_minute);
+  c.key_create->add_option("--rate-per-hour", k.rate_per_hour);
+  c.key_create->add_option("--rate-per-day", k.rate_per_day);
+  c.key_create->add_option("--tokens-per-minute", k.tokens_per_minute);
+  c.key_create->add_option("--tokens-per-hour", k.tokens_per_hour);
+  c.key_create->add_option("--tokens-per-day", k.tokens_per_day);
+  c.key_create->add_option("--tokens-per-month", k.tokens_per_month);
+  c.key_create->add_option("--tokens-quota", k.tokens_quota);
+  c.key_create->add_option("--ai-monthly-limit", k.ai_monthly_limit, "Minor units");
+  c.key_disable = key->add_subcommand("disable", "Disable a key");
+  c.key_disable->add_option("--id", c.key_id)->required();
+}
+
+void add_admin(CLI::App& cli, Command& c) {
+  c.admin = cli.add_subcommand("admin", "Operator commands");
+  c.admin->require_subcommand(1);
+  c.admin->add_subcommand("seed-demo", "Seed the demo catalogue (idempotent)");
+  add_user_commands(*c.admin, c);
+  add_key_commands(*c.admin, c);
+  auto* subscription = c.admin->add_subcommand("subscription", "Subscriptions");
+  subscription->require_subcommand(1);
+  c.sub_grant = subscription->add_subcommand("grant", "Start a subscription to a plan now");
+  c.sub_grant->add_option("--user", c.user_id)->required();
+  c.sub_grant->add_option("--plan", c.plan_code)->required();
+  c.sub_grant->add_option("--expires-at", c.sub_expires, "ISO 8601; default one plan period from now");
+  c.maintenance = c.admin->add_subcommand("maintenance", "Pause (on) or resume (off) work intake");
+  c.maintenance->add_option("state", c.maintenance_state)->required()->check(CLI::IsMember({"on", "off"}));
+}
+
+int run(CLI::App& cli, Command& c, Config& config) {
+  if (c.serve->parsed()) {
+    if (!c.listen.empty()) config.listen = parse_endpoint(c.listen);
+    if (!c.admin_listen.empty()) config.admin_listen = parse_endpoint(c.admin_listen);
+    log::init(config.log_level);
+    return app::serve(config, !c.no_migrate);
+  }
+  log::init("warn");
+  if (cli.got_subcommand("migrate")) return app::migrate(config);
+  if (c.admin->got_subcommand("seed-demo")) return app::admin_seed_demo(config);
+  if (c.user_create->parsed()) return app::admin_user_create(config, c.email, c.name, c.locale, c.balance);
+  if (c.user_balance->parsed()) return app::admin_user_balance(config, c.user_id, c.add);
+  if (c.user_block->parsed()) return app::admin_user_block(config, c.user_id, true);
+  if (c.user_unblock->parsed()) return app::admin_user_block(config, c.user_id, false);
+  if (c.key_create->parsed()) return app::admin_key_create(config, c.key);
+  if (c.key_disable->parsed()) return app::admin_key_disable(config, c.key_id);
+  if (c.sub_grant->parsed()) return app::admin_subscription_grant(config, c.user_id, c.plan_code, c.sub_expires);
+  if (c.maintenance->parsed()) return app::admin_maintenance(config, c.maintenance_state == "on");
+  return 0;
+}
+
+// One line on stderr, whatever the message holds.
+int fail(const std::exception& e) {
+  std::string what = e.what();
+  while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
+  for (auto& ch : what) {
+    if (ch == '\n') ch = ' ';
+  }
+  std::fprintf(stderr, "error: %s\n", what.c_str());
+  return 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App cli{"mediagen: speech, sound effects and music generation service"};
   cli.require_subcommand(1);
@@ -18,71 +133,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
   }
-
-  auto* serve = cli.add_subcommand("serve", "Serve the public API and the operator listener");
-  bool no_migrate = false;
-  std::string listen, admin_listen;
-  serve->add_flag("--no-migrate", no_migrate, "Do not apply pending migrations at start");
-  serve->add_option("--listen", listen, "Public listener host:port (MEDIAGEN_LISTEN)");
-  serve->add_option("--admin-listen", admin_listen, "Operator listener host:port (MEDIAGEN_ADMIN_LISTEN)");
-  serve->add_option("--io-threads", config.io_threads, "I/O threads (MEDIAGEN_IO_THREADS)")->check(CLI::Range(1, 64));
-
-  cli.add_subcommand("migrate", "Apply pending database migrations");
-
-  auto* admin = cli.add_subcommand("admin", "Operator commands");
-  admin->require_subcommand(1);
-  admin->add_subcommand("seed-demo", "Seed the demo catalogue (idempotent)");
-
-  auto* user = admin->add_subcommand("user", "Users");
-  user->require_subcommand(1);
-  std::string email, name, locale = "en";
-  std::int64_t balance = 0, user_id = 0, add = 0;
-  auto* user_create = user->add_subcommand("create", "Create a user");
-  user_create->add_option("--email", email)->required();
-  user_create->add_option("--name", name);
-  user_create->add_option("--locale", locale)->check(CLI::IsMember({"en", "ru"}));
-  user_create->add_option("--balance", balance, "Initial balance in minor units")->check(CLI::NonNegativeNumber);
-  auto* user_balance = user->add_subcommand("balance", "Add to (or, negative, take from) a balance");
-  user_balance->add_option("--user", user_id)->required();
-  user_balance->add_option("--add", add, "Minor units")->required();
-  auto* user_block = user->add_subcommand("block", "Block a user: every key of theirs stops working");
-  user_block->add_option("--user", user_id)->required();
-  auto* user_unblock = user->add_subcommand("unblock", "Unblock a user");
-  user_unblock->add_option("--user", user_id)->required();
-
-  auto* key = admin->add_subcommand("key", "API keys");
-  key->require_subcommand(1);
-  app::KeyCreateArgs k;
-  auto* key_create = key->add_subcommand("create", "Create an API key; prints the key once");
-  key_create->add_option("--user", k.user)->required();
-  key_create->add_option("--preset", k.preset)->check(CLI::IsMember({"read_only", "automation", "full"}));
-  key_create->add_option("--scopes", k.scopes, "Comma-separated scopes, '*' for the wildcard");
-  key_create->add_option("--name", k.name);
-  key_create->add_option("--expires-at", k.expires_at, "ISO 8601");
-  key_create->add_option("--rate-per-minute", k.rate_per_minute);
-  key_create->add_option("--rate-per-hour", k.rate_per_hour);
-  key_create->add_option("--rate-per-day", k.rate_per_day);
-  key_create->add_option("--tokens-per-minute", k.tokens_per_minute);
-  key_create->add_option("--tokens-per-hour", k.tokens_per_hour);
-  key_create->add_option("--tokens-per-day", k.tokens_per_day);
-  key_create->add_option("--tokens-per-month", k.tokens_per_month);
-  key_create->add_option("--tokens-quota", k.tokens_quota);
-  key_create->add_option("--ai-monthly-limit", k.ai_monthly_limit, "Minor units");
-  std::int64_t key_id = 0;
-  auto* key_disable = key->add_subcommand("disable", "Disable a key");
-  key_disable->add_option("--id", key_id)->required();
-
-  auto* subscription = admin->add_subcommand("subscription", "Subscriptions");
-  subscription->require_subcommand(1);
-  std::string plan_code, sub_expires;
-  auto* sub_grant = subscription->add_subcommand("grant", "Start a subscription to a plan now");
-  sub_grant->add_option("--user", user_id)->required();
-  sub_grant->add_option("--plan", plan_code)->required();
-  sub_grant->add_option("--expires-at", sub_expires, "ISO 8601; default one plan period from now");
-
-  std::string maintenance_state;
-  auto* maintenance = admin->add_subcommand("maintenance", "Pause (on) or resume (off) work intake");
-  maintenance->add_option("state", maintenance_state)->required()->check(CLI::IsMember({"on", "off"}));
+  Command command;
+  add_serve(cli, command, config);
+  add_admin(cli, command);
 
   try {
     cli.parse(argc, argv);
@@ -96,34 +149,11 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (serve->parsed()) {
-      if (!listen.empty()) config.listen = parse_endpoint(listen);
-      if (!admin_listen.empty()) config.admin_listen = parse_endpoint(admin_listen);
-      log::init(config.log_level);
-      return app::serve(config, !no_migrate);
-    }
-    log::init("warn");
-    if (cli.got_subcommand("migrate")) return app::migrate(config);
-    if (admin->got_subcommand("seed-demo")) return app::admin_seed_demo(config);
-    if (user_create->parsed()) return app::admin_user_create(config, email, name, locale, balance);
-    if (user_balance->parsed()) return app::admin_user_balance(config, user_id, add);
-    if (user_block->parsed()) return app::admin_user_block(config, user_id, true);
-    if (user_unblock->parsed()) return app::admin_user_block(config, user_id, false);
-    if (key_create->parsed()) return app::admin_key_create(config, k);
-    if (key_disable->parsed()) return app::admin_key_disable(config, key_id);
-    if (sub_grant->parsed()) return app::admin_subscription_grant(config, user_id, plan_code, sub_expires);
-    if (maintenance->parsed()) return app::admin_maintenance(config, maintenance_state == "on");
+    return run(cli, command, config);
   } catch (const db::Unavailable& e) {
     std::fprintf(stderr, "error: cannot connect to PostgreSQL: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
-    for (auto& c : what) {
-      if (c == '\n') c = ' ';
-    }
-    std::fprintf(stderr, "error: %s\n", what.c_str());
-    return 1;
+    return fail(e);
   }
-  return 0;
 }

@@ -1,0 +1,153 @@
+#pragma once
+// One HTTP connection's I/O (server.cpp's sessions): deadlines that the server's reaper enforces,
+// the head of a request read within its deadline and under the header cap, and the Exchange the
+// pipeline reads a body through. Included by server.cpp only: it brings Asio and Beast.
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "mediagen/core/ascii.hpp"
+#include "mediagen/http/exchange.hpp"
+#include "wire.hpp"
+
+namespace mediagen::http::session_io {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+inline constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+using wire::BeastRequest;
+using wire::Parser;
+
+using SteadyMs = std::int64_t;
+inline SteadyMs steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// State shared by the acceptor, the deadline reaper and a session.
+struct SessionState {
+  asio::any_io_executor executor;
+  tcp::socket* socket = nullptr;  // null once the session ended; touched on its executor only
+  bool busy = false;
+  std::atomic<SteadyMs> deadline{0};  // 0: no I/O waiting
+};
+
+// One connection's I/O with deadlines: the reaper cancels a socket whose deadline passed,
+// so a slow or silent client cannot hold a connection, without a timer per operation.
+class Connection {
+ public:
+  Connection(tcp::socket& socket, SessionState& state) : socket_(socket), state_(state) {}
+
+  void arm(SteadyMs deadline) { state_.deadline.store(deadline, std::memory_order_relaxed); }
+  void disarm() { state_.deadline.store(0, std::memory_order_relaxed); }
+  tcp::socket& socket() { return socket_; }
+
+  // Writes head + body; tries a non-blocking write first (the common case: no async op).
+  asio::awaitable<bool> write(const std::string& head, const std::string& body, std::int64_t timeout_s) {
+    std::array<asio::const_buffer, 2> bufs{asio::buffer(head), asio::buffer(body)};
+    const std::size_t total = head.size() + body.size();
+    beast::error_code ec;
+    std::size_t n = socket_.write_some(bufs, ec);
+    if (!ec && n == total) co_return true;
+    if (ec && ec != asio::error::would_block && ec != asio::error::try_again) co_return false;
+    std::string rest = head + body;
+    rest.erase(0, ec ? 0 : n);
+    arm(steady_ms() + timeout_s * 1000);
+    auto [wec, wn] = co_await asio::async_write(socket_, asio::buffer(rest), use_tuple);
+    disarm();
+    co_return !wec;
+  }
+
+ private:
+  tcp::socket& socket_;
+  SessionState& state_;
+};
+
+class SessionExchange final : public Exchange {
+ public:
+  SessionExchange(Connection& conn, beast::flat_buffer& buffer, Parser& parser, std::string_view ip,
+                  SteadyMs deadline)
+      : conn_(conn), buffer_(buffer), parser_(parser), view_(parser), ip_(ip), deadline_(deadline) {}
+
+  const RequestView& request() const override { return view_; }
+  std::string_view peer_ip() const override { return ip_; }
+  std::optional<std::uint64_t> content_length() const override {
+    if (auto n = parser_.content_length()) return *n;
+    return std::nullopt;
+  }
+  bool has_body() const override { return !parser_.is_done(); }
+
+  asio::awaitable<BodyStatus> read_body(std::size_t limit) override {
+    if (parser_.is_done()) co_return BodyStatus::ok;
+    if (auto n = parser_.content_length(); n && *n > limit) co_return BodyStatus::too_large;
+    parser_.body_limit(limit);
+    conn_.arm(deadline_);
+    auto expect = parser_.get().find(bhttp::field::expect);
+    if (expect != parser_.get().end() && iequals_ascii(expect->value(), "100-continue")) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      auto [ec, n] = co_await asio::async_write(conn_.socket(), asio::buffer(kContinue), use_tuple);
+      if (ec) {
+        conn_.disarm();
+        co_return BodyStatus::failed;
+      }
+    }
+    auto [ec, n] = co_await bhttp::async_read(conn_.socket(), buffer_, parser_, use_tuple);
+    conn_.disarm();
+    if (ec == bhttp::error::body_limit) co_return BodyStatus::too_large;
+    if (ec) co_return BodyStatus::failed;
+    co_return BodyStatus::ok;
+  }
+
+ private:
+  Connection& conn_;
+  beast::flat_buffer& buffer_;
+  Parser& parser_;
+  BeastRequest view_;
+  std::string_view ip_;
+  SteadyMs deadline_;
+};
+
+// Reads a request's head into `parser` within `deadline` and `header_limit` bytes however it
+// arrives; folded header lines are refused. An error code says why it stopped short.
+inline asio::awaitable<beast::error_code> read_head(Connection& conn, beast::flat_buffer& buffer, Parser& parser,
+                                                    SteadyMs deadline, std::size_t header_limit) {
+  beast::error_code ec;
+  std::size_t received_head = 0;
+  wire::FoldDetector folds;
+  for (;;) {
+    std::size_t used = parser.put(buffer.data(), ec);
+    const auto head_bytes = buffer.data();
+    if (folds.feed(std::string_view(static_cast<const char*>(head_bytes.data()), used))) co_return bhttp::error::bad_field;
+    buffer.consume(used);
+    received_head += used;
+    // The cap is on the whole head, however it arrived (the parser alone checks one buffer).
+    if (received_head + (parser.is_header_done() ? 0 : buffer.size()) > header_limit) co_return bhttp::error::header_limit;
+    if (parser.is_header_done() || (ec && ec != bhttp::error::need_more)) co_return ec;
+    ec = {};
+    conn.arm(deadline);
+    auto [rec, n] = co_await conn.socket().async_read_some(buffer.prepare(8192), use_tuple);
+    conn.disarm();
+    if (rec) co_return rec;
+    buffer.commit(n);
+  }
+}
+
+}  // namespace mediagen::http::session_io
