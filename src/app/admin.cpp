@@ -78,11 +78,9 @@ int admin_seed_demo(const Config& config) {
 
   nlohmann::ordered_json out;
   db::transact(db, [&](db::Tx& tx) {
-    // The platform currency is created by the first migration; make sure it is active.
-    tx.exec("UPDATE currency_assets SET is_active = true, deleted_at = NULL WHERE is_default");
     nlohmann::ordered_json assets = nlohmann::ordered_json::array();
-    for (const auto& row : tx.exec("SELECT code, precision FROM currency_assets WHERE deleted_at IS NULL AND kind <> 'tokens' ORDER BY id")) {
-      assets.push_back({{"code", row[0].as<std::string>()}, {"precision", row[1].as<int>()}});
+    for (const auto& asset : billing::seed_currencies(db, tx)) {
+      assets.push_back({{"code", asset.code}, {"precision", asset.precision}});
     }
     const auto services = templates::seed_catalogue(db, tx);
     const auto seeded_voices = voices::seed_voices(db, tx, catalogue);

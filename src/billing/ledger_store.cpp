@@ -100,6 +100,16 @@ std::int64_t balance(db::Db& db, db::Tx& tx, const Account& account) {
   return rows.empty() ? 0 : rows[0][0].as<std::int64_t>();
 }
 
+std::vector<CurrencyAsset> seed_currencies(db::Db& db, db::Tx& tx) {
+  db.exec_raw(tx, "UPDATE currency_assets SET is_active = true, deleted_at = NULL WHERE is_default");
+  std::vector<CurrencyAsset> out;
+  for (const auto& row : db.exec_raw(tx, "SELECT id, code, precision FROM currency_assets"
+                                         " WHERE deleted_at IS NULL AND kind <> 'tokens' ORDER BY id")) {
+    out.push_back({AssetId{row[0].as<std::int64_t>()}, row[1].as<std::string>(), row[2].as<int>()});
+  }
+  return out;
+}
+
 CurrencyAsset default_asset(db::Db& db, db::Tx& tx) {
   auto rows = db.exec(tx, kDefaultAsset);
   if (rows.empty()) throw std::runtime_error("no default currency asset: run the migrations");

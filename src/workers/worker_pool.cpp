@@ -253,13 +253,13 @@ void sweeper_loop(State& s) {
       s.publish(swept.changes);
       if (swept.requeued > 0) s.requeued();
       if (swept.requeued > 0 || swept.failed > 0) {
-        log::info("expired leases", {{"requeued", swept.requeued}, {"failed", swept.failed}});
+        log::info("expired leases", {{"requeued", swept.requeued}, {"failed_chunks", swept.failed}});
       }
       for (const auto& job : queue.expired_stitches()) run_stitch(s, stitcher, queue, job);
       const auto cleaned = janitor.run_once();
       s.publish(cleaned.changes);
       if (cleaned.files_removed > 0 || cleaned.compensated > 0) {
-        log::info("janitor", {{"files_removed", cleaned.files_removed}, {"compensated", cleaned.compensated}});
+        log::info("janitor", {{"files_removed", cleaned.files_removed}, {"compensated_orders", cleaned.compensated}});
       }
     } catch (...) {
       log::warn("sweep failed", {{"error", std::string_view(describe(std::current_exception()))}});

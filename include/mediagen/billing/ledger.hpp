@@ -73,6 +73,9 @@ Posted post(db::Db& db, db::Tx& tx, const Transfer& transfer);
 std::int64_t balance(db::Db& db, db::Tx& tx, const Account& account);
 
 CurrencyAsset default_asset(db::Db& db, db::Tx& tx);
+// Seeding: the platform currency (created by the first migration) is made active; returns every
+// currency asset that is not deleted, in creation order.
+std::vector<CurrencyAsset> seed_currencies(db::Db& db, db::Tx& tx);
 AssetId token_asset(db::Db& db, db::Tx& tx);
 
 // An operator's adjustment of a wallet (funding <-> wallet), e.g. a top-up; returns the new
