@@ -1,9 +1,17 @@
-"""Rules of the source tree that keep remote input from stopping the server.
+"""Rules of the source tree.
 
 - JSON becomes text only through mediagen::to_json_text (include/mediagen/core/json_text.hpp):
   nlohmann's plain dump() throws on invalid UTF-8, and an exception there once ended the process.
 - Coroutines are spawned with mediagen's contained completion (core/contain.hpp), never
   asio::detached, which drops an exception silently and skips the coroutine's clean-up.
+- SQL and libpqxx live only in db/ and in stores (*_store.cpp, *_store.hpp): a handler or a
+  service that holds SQL is a room with two doors.
+- Order and item status names are written only by the state machine (orders/order_status.cpp)
+  and the orders store; everywhere else names them through the enums.
+- A refusal's status is fixed where it is made (ApiError's named constructors), and refusals
+  leave a transaction as values, never thrown.
+- No source file over 400 lines and no function over 80 lines (functions defined at the start
+  of a line, which is how this tree writes them; members defined inside a class are not seen).
 """
 
 from __future__ import annotations
@@ -17,6 +25,13 @@ ALLOWED_DUMP = {os.path.join("include", "mediagen", "core", "json_text.hpp")}
 DUMP = re.compile(r"\.dump\(")
 DETACHED = re.compile(r"\bdetached\b")
 COMMENT = re.compile(r"//.*$", re.M)
+SQL = re.compile(r"\bpqxx::|#include <pqxx/|\bdb::Statement\b|\.exec(_raw|_prepared|_params)?\(")
+STATUS_NAMES = ("created", "pending", "in_progress", "completed", "result_delivered", "failed", "compensated",
+                "cancelled", "partially_completed", "processing", "policy_flagged")
+STATUS_LITERAL = re.compile(r"[\"'](" + "|".join(STATUS_NAMES) + r")[\"']")
+REFUSAL_BY_CALLER = re.compile(r"\brefusal\(\s*int\b|\brefusal\(\s*\d|throw\s+Refused\b")
+MAX_FILE_LINES = 400
+MAX_FUNCTION_LINES = 80
 
 
 def sources():
@@ -29,10 +44,43 @@ def sources():
                         yield os.path.relpath(path, ROOT), COMMENT.sub("", fh.read())
 
 
-def violations(pattern, allowed=frozenset()):
+def is_store(rel):
+    name = os.path.basename(rel)
+    return (rel.startswith(os.path.join("src", "db") + os.sep) or rel.startswith(os.path.join("include", "mediagen", "db"))
+            or name.endswith(("_store.cpp", "_store.hpp")))
+
+
+def may_name_statuses(rel):
+    # The state machine, the orders store, and the preview (whose own "processing" is not an
+    # order status).
+    return (rel == os.path.join("src", "orders", "order_status.cpp")
+            or (rel.startswith(os.path.join("src", "orders")) and is_store(rel))
+            or rel in {os.path.join("src", "orders", "preview.cpp")})
+
+
+def long_functions(text):
+    """(first line, length) of every function whose body opens at the end of a line that starts
+    at column 0 and closes with a '}' at column 0."""
+    out = []
+    lines = text.split("\n")
+    start = None
+    for i, line in enumerate(lines):
+        if start is None:
+            head = line.split("(", 1)[0]
+            if line[:1].isalpha() and line.rstrip().endswith("{") and "(" in line and " = " not in head and \
+                    not line.startswith(("namespace", "struct", "class", "enum", "union", "extern", "template")):
+                start = i
+        elif line.startswith("}"):
+            if i - start - 1 > MAX_FUNCTION_LINES:
+                out.append((start + 1, i - start - 1))
+            start = None
+    return out
+
+
+def violations(pattern, allowed=frozenset(), skip=lambda rel: False):
     found = []
     for rel, text in sources():
-        if rel in allowed:
+        if rel in allowed or skip(rel):
             continue
         for m in pattern.finditer(text):
             line = text.count("\n", 0, m.start()) + 1
@@ -49,7 +97,42 @@ class SourceRulesTest(unittest.TestCase):
         self.assertEqual(violations(DETACHED), [],
                          "spawn with mediagen::contained(counters, boundary) (core/contain.hpp), not asio::detached")
 
+    def test_sql_only_in_stores_and_db(self):
+        self.assertEqual(violations(SQL, skip=is_store), [],
+                         "SQL and libpqxx belong in a *_store.cpp of the domain (or in db/)")
+
+    def test_status_names_only_in_the_state_machine_and_its_store(self):
+        self.assertEqual(violations(STATUS_LITERAL, skip=may_name_statuses), [],
+                         "name order and item statuses through orders::OrderStatus / ItemStatus (order_status.hpp)")
+
+    def test_refusals_are_values_with_their_status(self):
+        self.assertEqual(violations(REFUSAL_BY_CALLER), [],
+                         "use ApiError::refused(Reason) or a named constructor, and return it")
+
+    def test_files_and_functions_stay_small(self):
+        too_long = []
+        for rel, text in sources():
+            lines = text.count("\n")
+            if lines > MAX_FILE_LINES:
+                too_long.append(f"{rel}: {lines} lines")
+            too_long += [f"{rel}:{line}: function of {n} lines" for line, n in long_functions(text)]
+        self.assertEqual(too_long, [])
+
     def test_the_rules_see_a_violation(self):
+        self.assertTrue(SQL.search('db.exec(tx, kClaim, id);'))
+        self.assertTrue(SQL.search('const db::Statement kX{"x", "SELECT 1"};'))
+        self.assertTrue(STATUS_LITERAL.search("UPDATE orders SET status = 'failed'"))
+        self.assertTrue(STATUS_LITERAL.search('changes.push_back({id, "in_progress"});'))
+        self.assertFalse(STATUS_LITERAL.search('to_string(OrderStatus::in_progress)'))
+        self.assertTrue(REFUSAL_BY_CALLER.search("ApiError::refusal(422, Reason::x)"))
+        self.assertTrue(REFUSAL_BY_CALLER.search("throw Refused{e};"))
+        body = "int f() {\n" + "  x();\n" * (MAX_FUNCTION_LINES + 1) + "}\n"
+        self.assertEqual(long_functions(body), [(1, MAX_FUNCTION_LINES + 1)])
+        self.assertEqual(long_functions("int f() {\n  x();\n}\n"), [])
+        table = "constexpr std::array kT = std::to_array<E>({\n" + "  {1},\n" * (MAX_FUNCTION_LINES + 1) + "});\n"
+        self.assertEqual(long_functions(table), [])
+        self.assertTrue(is_store(os.path.join("src", "orders", "item_store.cpp")))
+        self.assertFalse(is_store(os.path.join("src", "orders", "item_service.cpp")))
         self.assertTrue(DUMP.search('std::string s = j.dump();'))
         self.assertTrue(DETACHED.search('co_spawn(ex, f(), asio::detached);'))
         self.assertFalse(DUMP.search(COMMENT.sub("", "x(); // j.dump()")))
