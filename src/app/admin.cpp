@@ -14,6 +14,7 @@
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/time_zone.hpp"
+#include "mediagen/db/transact.hpp"
 #include "mediagen/engines/espeak_voices.hpp"
 #include "mediagen/templates/seed.hpp"
 #include "mediagen/voices/voices.hpp"
