@@ -2,17 +2,10 @@
 
 #include <limits>
 
-#include <boost/url/encode.hpp>
-#include <boost/url/parse_query.hpp>
-#include <boost/url/rfc/pchars.hpp>
-
 #include "mediagen/core/percent.hpp"
 
 namespace mediagen::http {
 namespace {
-
-// The characters of a query in RFC 3986.
-constexpr auto kQueryChars = boost::urls::pchars + '/' + '?';
 
 // ApiError is an aggregate, so a bare integer would convert to either side of the result.
 Result<std::int64_t> ok(std::int64_t v) { return Result<std::int64_t>(boost::system::in_place_value, v); }
@@ -28,17 +21,20 @@ Message min_message(std::string_view field, std::int64_t min) {
 
 }  // namespace
 
+// Split on '&' and the first '=' as the bytes came; Boost.URL refuses bytes and escapes clients do
+// send, so it only decodes the pieces (core/percent.hpp).
 Query Query::parse(std::string_view raw) {
-  // Boost.URL reads only RFC 3986 characters and well-formed escapes; a request may send any
-  // byte. Every other byte and every '%' is escaped first, so the split sees the raw names and
-  // values, which are then decoded as they always were.
-  const std::string literal = boost::urls::encode(raw, kQueryChars);
-  const auto params = boost::urls::parse_query(literal);
   Query q;
-  if (!params) return q;  // unreachable: every byte is now a query character
-  for (const auto& param : *params) {
-    if (param.key.empty()) continue;  // "&&" and "=x" carry no parameter
-    q.items_.push_back({percent_decode(param.key.decode(), true), percent_decode(param.value.decode(), true)});
+  std::size_t i = 0;
+  while (i <= raw.size()) {
+    std::size_t end = raw.find('&', i);
+    if (end == std::string_view::npos) end = raw.size();
+    const std::string_view pair = raw.substr(i, end - i);
+    const std::size_t eq = pair.find('=');
+    const std::string_view name = pair.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
+    if (!name.empty()) q.items_.push_back({percent_decode(name, true), percent_decode(value, true)});  // "&&", "=x"
+    i = end + 1;
   }
   return q;
 }
