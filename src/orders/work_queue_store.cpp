@@ -112,9 +112,8 @@ std::optional<ClaimedChunk> WorkQueue::claim(std::chrono::milliseconds lease) {
     c.user_id = UserId{order[0][0].as<std::int64_t>()};
     c.task_type = order[0][1].as<std::string>();
     c.engine_request_json = order[0][2].as<std::string>();
-    c.order_started = order[0][3].as<bool>();
     c.changes.push_back({OrderChange::Subject::item, c.item_id, c.order_id, to_string(ItemStatus::processing)});
-    if (c.order_started) {
+    if (order[0][3].as<bool>()) {  // this claim moved the order to in_progress
       c.changes.push_back({OrderChange::Subject::order, c.order_id, c.order_id, to_string(OrderStatus::in_progress)});
     }
     return c;
@@ -135,7 +134,7 @@ SweepReport WorkQueue::release_expired_leases(int batch) {
     const auto item = row[0].as<std::string>();
     const auto token = row[1].as<std::string>();
     if (row[2].as<int>() >= kMaxClaims) {
-      auto settled = detail::transact_retrying(db_, [&](db::Tx& tx) {
+      auto settled = db::transact(db_, [&](db::Tx& tx) {
         return detail::fail_item(db_, tx, item, token, FailureKind::technical, "lease_expired", true,
                                  options_.stitch_lease);
       });
@@ -144,7 +143,7 @@ SweepReport WorkQueue::release_expired_leases(int batch) {
       report.changes.insert(report.changes.end(), settled.changes.begin(), settled.changes.end());
       continue;
     }
-    detail::transact_retrying(db_, [&](db::Tx& tx) {
+    db::transact(db_, [&](db::Tx& tx) {
       auto rows = db_.exec(tx, kRequeueExpired, item, token);
       if (rows.empty()) return;
       ++report.requeued;

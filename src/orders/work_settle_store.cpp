@@ -150,7 +150,7 @@ Settled fail_item(db::Db& db, db::Tx& tx, std::string_view item_id, std::string_
 
 Settled WorkQueue::complete(std::string_view item_id, std::string_view token, const ChunkOutput& output) {
   if (!is_uuid(item_id) || !is_uuid(token)) return {};
-  return detail::transact_retrying(db_, [&](db::Tx& tx) {
+  return db::transact(db_, [&](db::Tx& tx) {
     Settled out;
     auto rows = db_.exec(tx, kCompleteItem, std::string(item_id), std::string(token), output.result_path,
                          output.size, output.duration_ms, output.timings_json);
@@ -168,14 +168,14 @@ Settled WorkQueue::complete(std::string_view item_id, std::string_view token, co
 
 Settled WorkQueue::fail(std::string_view item_id, std::string_view token, FailureKind kind, std::string_view reason) {
   if (!is_uuid(item_id) || !is_uuid(token)) return {};
-  return detail::transact_retrying(db_, [&](db::Tx& tx) {
+  return db::transact(db_, [&](db::Tx& tx) {
     return detail::fail_item(db_, tx, item_id, token, kind, reason, false, options_.stitch_lease);
   });
 }
 
 bool WorkQueue::finish_stitch(const StitchJob& job, const StitchedResult& result, std::vector<OrderChange>* changes) {
   if (!is_uuid(job.order_id) || !is_uuid(job.token)) return false;
-  return detail::transact_retrying(db_, [&](db::Tx& tx) {
+  return db::transact(db_, [&](db::Tx& tx) {
     db_.exec(tx, kLockLockedItems, job.order_id);
     auto rows = db_.exec(tx, kFinishStitch, job.order_id, job.token, json_array(result.files),
                          json_array(result.service_files), result.duration_ms);

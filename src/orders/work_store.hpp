@@ -1,6 +1,7 @@
 #pragma once
 // What the work queue's store files share: statements (the claim's is also read by the test that
-// checks its plan), the settling of an order after a record failed, and the retrying transaction.
+// checks its plan) and the settling of an order after a record failed. Transactions are
+// db::transact's, which runs one again after a deadlock or a serialization failure.
 #include <chrono>
 #include <string_view>
 
@@ -41,18 +42,5 @@ inline const db::Statement kOrdersBackToPending{
 // is expired), surcharge returned, order settled. applied=false when the fence did not hold.
 Settled fail_item(db::Db& db, db::Tx& tx, std::string_view item_id, std::string_view token, FailureKind kind,
                   std::string_view reason, bool only_if_expired, std::chrono::milliseconds stitch_lease);
-
-// Runs fn(tx) in a transaction, again when PostgreSQL aborted it for a deadlock or a
-// serialization failure (a rare lock cycle with another instance must not fail a chunk).
-template <class F>
-auto transact_retrying(db::Db& db, F&& fn) {
-  for (int attempt = 1;; ++attempt) {
-    try {
-      return db::transact(db, fn);
-    } catch (const pqxx::transaction_rollback&) {
-      if (attempt >= 3) throw;
-    }
-  }
-}
 
 }  // namespace mediagen::orders::detail

@@ -65,7 +65,7 @@ void WorkQueue::mark_files_removed(std::string_view order_id) {
 std::vector<OrderChange> WorkQueue::compensate_abandoned(std::chrono::seconds age, int batch) {
   std::vector<OrderChange> changes;
   for (const auto& order_id : ids(db_, kCompensationDue, age.count(), batch)) {
-    const bool done = detail::transact_retrying(db_, [&](db::Tx& tx) {
+    const bool done = db::transact(db_, [&](db::Tx& tx) {
       db_.exec(tx, kLockOrderItems, order_id);
       auto rows = db_.exec(tx, kCompensate, order_id, static_cast<std::int64_t>(age.count()));
       if (rows.empty()) return false;

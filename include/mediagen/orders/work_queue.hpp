@@ -52,8 +52,7 @@ struct ClaimedChunk {
   std::string task_type;            // tts, sfx, music, ...
   std::string engine_request_json;  // orders.engine_request
   std::string lease_token;
-  bool order_started = false;       // this claim moved the order to in_progress
-  std::vector<OrderChange> changes; // what the claim changed: the item, and the order if started
+  std::vector<OrderChange> changes; // what the claim changed: the item, and the order if it started
 };
 
 // What a finished chunk produced. timings_json: [[byte offset, byte length, start ms], ...] on
