@@ -159,7 +159,23 @@ class RawResponse:
         return f"<RawResponse {self.status} {self.headers!r} {self.body[:500]!r}>"
 
 
-class RawConn:
+class OwnsSocket:
+    """A client holding one socket in self.sock: closed once, and usable in a with-block."""
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class RawConn(OwnsSocket):
     """A plain TCP connection for hand-made (and malformed) HTTP."""
 
     def __init__(self, host: str, port: int, timeout: float = 5.0):
@@ -256,17 +272,6 @@ class RawConn:
             return None
         return time.monotonic() - start
 
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 # --------------------------------------------------------------------------- metrics

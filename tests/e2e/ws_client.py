@@ -13,6 +13,8 @@ import socket
 import struct
 import time
 
+from harness import OwnsSocket
+
 TIMEOUT = 10.0
 
 
@@ -45,7 +47,7 @@ class WsClosed(AssertionError):
         self.reason = reason
 
 
-class WsClient:
+class WsClient(OwnsSocket):
     """A minimal RFC 6455 client: handshake, masked frames of any content, unmasked server frames,
     close codes. Server text frames are checked to be valid UTF-8 JSON as they arrive."""
 
@@ -236,17 +238,6 @@ class WsClient:
         except WsClosed as e:
             return e.code
 
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def _mask_big(payload: bytes, mask: bytes) -> bytes:
