@@ -24,6 +24,16 @@ const db::Statement kStoredReply{
 const db::Statement kRemember{
     "idempotency_remember", "UPDATE idempotency_keys SET status = $3, body = $4 WHERE user_id = $1 AND key = $2"};
 
+// The stored column is the first answer's HTTP status (0 while its transaction is open), so a
+// row written by an earlier release replays the same.
+int stored_code(Outcome outcome) { return outcome == Outcome::work_queued ? 201 : 200; }
+
+OperationReply replay(const pqxx::row& r) {
+  return OperationReply{.outcome = r[2].as<int>() == 201 ? Outcome::work_queued : Outcome::changed,
+                        .data_json = r[3].as<std::string>(),
+                        .replayed = true};
+}
+
 }  // namespace
 
 Result<std::optional<OperationReply>> claim_idempotency_key(db::Db& db, db::Tx& tx, UserId user,
@@ -37,11 +47,11 @@ Result<std::optional<OperationReply>> claim_idempotency_key(db::Db& db, db::Tx& 
   if (r[0].as<std::string>() != scope || r[1].as<std::string>() != key.request_hash || r[2].as<int>() == 0) {
     return ApiError::refused(Reason::idempotency_key_reused);
   }
-  return std::optional<OperationReply>{OperationReply{.status = r[2].as<int>(), .data_json = r[3].as<std::string>(), .replayed = true}};
+  return std::optional<OperationReply>{replay(r)};
 }
 
 void remember_reply(db::Db& db, db::Tx& tx, UserId user, const IdempotencyKey& key, const OperationReply& reply) {
-  db.exec(tx, kRemember, user.value, key.key, reply.status, reply.data_json);
+  db.exec(tx, kRemember, user.value, key.key, stored_code(reply.outcome), reply.data_json);
 }
 
 std::optional<Result<OperationReply>> stored_reply(db::Db& db, UserId user, std::string_view scope,
@@ -51,8 +61,7 @@ std::optional<Result<OperationReply>> stored_reply(db::Db& db, UserId user, std:
   if (rows[0][0].as<std::string>() != scope || rows[0][1].as<std::string>() != key.request_hash) {
     return Result<OperationReply>(ApiError::refused(Reason::idempotency_key_reused));
   }
-  return Result<OperationReply>(
-      OperationReply{.status = rows[0][2].as<int>(), .data_json = rows[0][3].as<std::string>(), .replayed = true});
+  return Result<OperationReply>(replay(rows[0]));
 }
 
 }  // namespace mediagen::orders

@@ -198,7 +198,7 @@ Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller&
                    .text = cleaned, .fields = fields, .price_units = base_tokens + surcharge, .base = row.base,
                    .surcharge_tokens = surcharge, .surcharge = *paid, .parent_id = iid});
     hand_over_lock(db, tx, iid);
-    OperationReply answer{.status = 201,
+    OperationReply answer{.outcome = Outcome::work_queued,
                           .message = "orders.item_queued",
                           .data_json = render_item(db, tx, oid, new_id, caller.tz),
                           .changes = queued({new_id}, oid)};
@@ -245,7 +245,7 @@ Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std:
     auto after = load_order(db, tx, oid, true);
     std::vector<Item> items;
     for (const auto& id : created) items.push_back(*find_item(*after, id));  // inserted above
-    return OperationReply{.status = 201,
+    return OperationReply{.outcome = Outcome::work_queued,
                           .message = "orders.items_queued",
                           .data_json = "{\"order_id\":\"" + oid + "\",\"queued\":" + std::to_string(created.size()) +
                                        ",\"items\":" + items_json(items, caller.tz) + "}",
@@ -284,7 +284,7 @@ Result<OperationReply> regenerate_item(db::Db& db, cache::Redis& redis, const Ca
                   {.id = new_id, .type = to_string(ItemType::regeneration),
                    .attempt_number = static_cast<int>(regenerations + 1), .text = cleaned, .fields = fields,
                    .price_units = tokens, .surcharge_tokens = tokens, .surcharge = *paid, .parent_id = iid});
-    return OperationReply{.status = 201,
+    return OperationReply{.outcome = Outcome::work_queued,
                           .message = "orders.item_queued",
                           .data_json = render_item(db, tx, oid, new_id, caller.tz),
                           .changes = queued({new_id}, oid)};

@@ -17,7 +17,7 @@ namespace {
 Result<OperationReply> render(db::Db& db, const Caller& caller, std::string_view order_id) {
   auto order = find_own_order(db, caller.principal.user_id, order_id, false);
   if (!order) return order.error();
-  return OperationReply{.status = 200, .message = "orders.cancelled", .data_json = order_json(*order, caller.tz)};
+  return OperationReply{.outcome = Outcome::changed, .message = "orders.cancelled", .data_json = order_json(*order, caller.tz)};
 }
 
 }  // namespace

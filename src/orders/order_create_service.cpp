@@ -66,7 +66,7 @@ bool use_prompt_service(db::Db& db, const std::string& task_type, NewOrder& orde
 
 Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Caller& caller, const NewOrder& order,
                                     std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,
-                                    std::string_view idempotency_scope, int created_status) {
+                                    std::string_view idempotency_scope) {
   const auth::Principal& principal = caller.principal;
   const UserId user = principal.user_id;
   const std::int64_t tokens = static_cast<std::int64_t>(order.plan.billable_chars);
@@ -122,7 +122,7 @@ Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Calle
     o.tokens_from_payg = price.from_payg;
     o.retry_of = order.retry_of;
     o.created_at = o.updated_at = created_at;
-    OperationReply answer{.status = created_status, .message = "orders.created", .data_json = order_json(o, caller.tz)};
+    OperationReply answer{.outcome = Outcome::work_queued, .message = "orders.created", .data_json = order_json(o, caller.tz)};
     if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
     return answer;
   });

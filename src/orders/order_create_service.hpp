@@ -41,6 +41,6 @@ bool use_prompt_service(db::Db& db, const std::string& task_type, NewOrder& orde
 // back. `idempotency_scope` names the operation the key belongs to.
 Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Caller& caller, const NewOrder& order,
                                     std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,
-                                    std::string_view idempotency_scope, int created_status = 201);
+                                    std::string_view idempotency_scope);
 
 }  // namespace mediagen::orders

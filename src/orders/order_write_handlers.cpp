@@ -39,7 +39,8 @@ Result<std::optional<IdempotencyKey>> idempotency_of(const http::RequestContext&
 }
 
 http::Reply to_reply(const OperationReply& r) {
-  http::Reply reply{.status = r.status, .message = Message{r.message}, .data_json = r.data_json};
+  const int status = r.outcome == Outcome::work_queued ? 201 : 200;
+  http::Reply reply{.status = status, .message = Message{r.message}, .data_json = r.data_json};
   if (r.replayed) reply.headers.emplace_back("Idempotent-Replayed", "true");
   return reply;
 }
@@ -67,7 +68,7 @@ asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, O
     const Caller caller{*ctx.principal, ctx.tz, s.options.redis_prefix, s.options.content_blocked};
     auto result = op(r.db, r.redis, caller);
     if (!result) return result.error();
-    if (result->status == 201 && !result->replayed && s.options.on_queued) s.options.on_queued(r.redis);
+    if (result->outcome == Outcome::work_queued && !result->replayed && s.options.on_queued) s.options.on_queued(r.redis);
     if (!result->changes.empty() && s.options.on_changed) s.options.on_changed(std::move(result->changes));
     return to_reply(*result);
   };

@@ -26,8 +26,15 @@ class Redis;
 
 namespace mediagen::orders {
 
+// What an operation did. The handler turns it into the answer's status; only new work wakes
+// the workers.
+enum class Outcome : std::uint8_t {
+  work_queued,  // an order or items were queued for the workers
+  changed,      // state changed and nothing was queued (a cancel)
+};
+
 struct OperationReply {
-  int status = 200;
+  Outcome outcome = Outcome::changed;
   const char* message = "ok";  // catalogue key of the envelope's message
   std::string data_json;
   bool replayed = false;  // answered from an earlier request with the same Idempotency-Key
