@@ -52,6 +52,7 @@ App::App(const Config& config, const AppOptions& options, storage::LocalStore st
       ioc_(config.io_threads),
       blocking_(blocking_options(config_), counters_),
       ladder_(ladder_options(config_)),
+      local_rates_(config_.instances),
       keys_(Seconds{config_.key_cache_ttl_seconds}, clock_),
       channel_signer_(config_.pusher_key, pusher_secret(config_)),
       hub_(ioc_, hub_options(config_), config_.pusher_key, channel_signer_, blocking_, hub_hooks(),
@@ -68,7 +69,7 @@ App::App(const Config& config, const AppOptions& options, storage::LocalStore st
           [this] { on_fanout_connected(); }, &counters_),
       router_(config_.api_prefix),
       metrics_(counters_),
-      pipeline_({router_, metrics_, clock_, bans_, ladder_, keys_, blocking_, counters_}, pipeline_options(config_)),
+      pipeline_({router_, metrics_, clock_, bans_, ladder_, keys_, blocking_, counters_, local_rates_}, pipeline_options(config_)),
       ops_(std::make_unique<OpsHandler>(metrics_, blocking_)),
       public_server_(ioc_, public_server_options(config_, hub_.upgrade_handler()), pipeline_, metrics_),
       admin_server_(ioc_, admin_server_options(config_), *ops_, metrics_) {
@@ -117,6 +118,9 @@ void App::drain() {
         timer.expires_after(std::chrono::milliseconds(20));
         co_await timer.async_wait(asio::use_awaitable);
       }
+      // Past the grace period nothing more starts: a request still waiting for the database is
+      // dropped (its socket closes with the process) rather than committed with nobody to tell.
+      blocking_.abandon();
       ioc_.stop();
     };
     asio::co_spawn(ioc_, std::move(wait), contained(&counters_, Boundary::io_thread));

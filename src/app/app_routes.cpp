@@ -62,8 +62,7 @@ void App::register_routes(const AppOptions& options) {
   orders::register_order_read_routes(router_, blocking_);
   orders::register_order_write_routes(
       router_, blocking_,
-      {.redis_prefix = config_.redis_prefix,
-       .content_blocked =
+      {.content_blocked =
            [rules = content_rules(config_)](std::string_view text) {
              return workers::check_content(text, rules) == workers::ContentVerdict::policy_flagged;
            },

@@ -1,5 +1,10 @@
 #include "ops_handler.hpp"
 
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <memory>
+
 #include "mediagen/db/connection.hpp"
 
 namespace mediagen::app {
@@ -30,25 +35,34 @@ boost::asio::awaitable<http::Response> OpsHandler::handle(http::Exchange& exchan
     co_return r;
   }
   if (path == "/readyz") {
-    auto probe = [](db::Resources& res) {
-      std::pair<bool, bool> ok{false, false};
+    // Each check says "ok", "fail", or "timeout" when it had not answered within the second
+    // (the pool busy, or a store that stalls): the probe answers in time whatever the pool does.
+    auto checks = std::make_shared<std::array<std::atomic<const char*>, 2>>();
+    for (auto& c : *checks) c.store("timeout");
+    auto probe = [checks](db::Resources& res) {
       try {
         res.db.ping();
-        ok.first = true;
+        (*checks)[0].store("ok");
       } catch (const std::exception&) {
+        (*checks)[0].store("fail");
       }
       try {
         res.redis.command({"PING"});
-        ok.second = true;
+        (*checks)[1].store("ok");
       } catch (const std::exception&) {
+        (*checks)[1].store("fail");
       }
-      return ok;
     };
-    auto checks = co_await pool_.run(std::move(probe));
-    const bool ready = checks.first && checks.second;
+    try {
+      co_await pool_.run(std::move(probe), std::chrono::seconds(1), /*owned=*/true);
+    } catch (const std::exception&) {
+      // The deadline: what had not answered stays "timeout".
+    }
+    const std::string pg = (*checks)[0].load();
+    const std::string redis = (*checks)[1].load();
+    const bool ready = pg == "ok" && redis == "ok";
     std::string body = std::string(R"({"status":")") + (ready ? "ready" : "not_ready") +
-                       R"(","checks":{"postgres":")" + (checks.first ? "ok" : "fail") + R"(","redis":")" +
-                       (checks.second ? "ok" : "fail") + R"("}})";
+                       R"(","checks":{"postgres":")" + pg + R"(","redis":")" + redis + R"("}})";
     co_return json(ready ? 200 : 503, std::move(body));
   }
   co_return json(404, R"({"success":false,"message":"Not found."})");

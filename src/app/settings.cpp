@@ -11,8 +11,18 @@ cache::RedisOptions redis_options(const Config& config, std::string client_name)
   return {.url = config.redis_url, .client_name = std::move(client_name)};
 }
 
+db::ConnectLimits connect_limits(const Config& config) {
+  return {.connect_timeout_seconds = static_cast<int>(config.db_connect_timeout_seconds),
+          .statement_timeout_ms = static_cast<int>(config.db_statement_timeout_ms),
+          .lock_timeout_ms = static_cast<int>(config.db_lock_timeout_ms)};
+}
+
 db::BlockingPoolOptions blocking_options(const Config& config) {
-  return {.threads = config.db_pool_size, .database_url = config.database_url, .redis = redis_options(config, "mediagen")};
+  return {.threads = config.db_pool_size,
+          .request_deadline = std::chrono::milliseconds(config.db_request_deadline_ms),
+          .limits = connect_limits(config),
+          .database_url = config.database_url,
+          .redis = redis_options(config, "mediagen")};
 }
 
 cache::BanLadderOptions ladder_options(const Config& config) {

@@ -65,9 +65,7 @@ Endpoint parse_endpoint(const std::string& text) {
 
 Config Config::from_env(const std::function<std::optional<std::string>(const char*)>& getenv) {
   Config c;
-  auto str = [&](const char* name, std::string& field) {
-    if (auto v = getenv(name)) field = *v;
-  };
+  auto str = [&](const char* name, std::string& field) { field = getenv(name).value_or(field); };
   auto num = [&](const char* name, auto& field, std::int64_t min, std::int64_t max) {
     if (auto v = getenv(name)) field = static_cast<std::remove_reference_t<decltype(field)>>(parse_int(name, *v, min, max));
   };
@@ -110,6 +108,11 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   str("MEDIAGEN_ENGINE_FAIL_MARKER", c.engine_fail_marker);
   if (auto v = getenv("MEDIAGEN_CONTENT_POLICY")) c.content_policy = split_list(*v);
   num("MEDIAGEN_DB_POOL_SIZE", c.db_pool_size, 1, 256);
+  num("MEDIAGEN_INSTANCES", c.instances, 1, 1000);
+  num("MEDIAGEN_DB_REQUEST_DEADLINE_MS", c.db_request_deadline_ms, 100, 600000);
+  num("MEDIAGEN_DB_STATEMENT_TIMEOUT_MS", c.db_statement_timeout_ms, 100, 3600000);
+  num("MEDIAGEN_DB_LOCK_TIMEOUT_MS", c.db_lock_timeout_ms, 100, 3600000);
+  num("MEDIAGEN_DB_CONNECT_TIMEOUT_SECONDS", c.db_connect_timeout_seconds, 1, 600);
   num("MEDIAGEN_KEY_CACHE_TTL_SECONDS", c.key_cache_ttl_seconds, 0, 86400 * 7);
   num("MEDIAGEN_BAN_THRESHOLD", c.ban_threshold, 1, 1000000);
   num("MEDIAGEN_BAN_WINDOW_SECONDS", c.ban_window_seconds, 1, 86400 * 7);

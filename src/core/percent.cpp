@@ -20,6 +20,10 @@ std::string escape_stray_percent(std::string_view text) {
 }
 
 std::string percent_decode(std::string_view text, bool plus_is_space) {
+  // The common case, on every request's path: nothing to decode, one copy.
+  if (text.find('%') == std::string_view::npos && (!plus_is_space || text.find('+') == std::string_view::npos)) {
+    return std::string(text);
+  }
   const std::string escaped = escape_stray_percent(text);
   boost::urls::encoding_opts options;
   options.space_as_plus = plus_is_space;

@@ -16,12 +16,18 @@ MigrationReport migrate(Db& db, const std::vector<Migration>& migrations) {
   {
     pqxx::nontransaction nt(conn);
     db.count();
+    // A migration may rewrite a large table, and waits for another instance's migration: the
+    // request-sized limits of the connection do not apply to this session.
+    nt.exec("SET statement_timeout = 0");
+    nt.exec("SET lock_timeout = 0");
     nt.exec("SELECT pg_advisory_lock(" + std::to_string(kMigrationLockId) + ")");
   }
   auto unlock = [&] {
     try {
       pqxx::nontransaction nt(conn);
       nt.exec("SELECT pg_advisory_unlock(" + std::to_string(kMigrationLockId) + ")");
+      nt.exec("RESET statement_timeout");
+      nt.exec("RESET lock_timeout");
     } catch (...) {
       db.reset();  // closing the session releases the lock as well
     }

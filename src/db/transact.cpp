@@ -1,29 +1,62 @@
 // The transaction runner behind db::transact and db::read (transact.hpp).
 #include "mediagen/db/transact.hpp"
 
+#include "mediagen/core/log.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::db {
 
-void run_transaction(Db& db, const std::function<bool(Tx&)>& body) {
+namespace {
+
+// After a lost COMMIT, on a new connection: was the write kept? Throws Unavailable when the
+// question cannot be asked either.
+bool settle_in_doubt(Db& db, const CommitCheck& committed, const char* what) {
+  db.reset();
+  if (!committed) throw Unavailable(what);
+  bool kept = false;
+  run_read(db, [&](Tx& tx) { kept = committed(tx); });
+  log::warn("commit in doubt", {{"error", what}, {"committed", kept}});
+  return kept;
+}
+
+// Errors that say PostgreSQL is stalled, going down or out of room, not that the statement is
+// wrong: a statement or lock timeout, an operator's cancel or shutdown, too many connections.
+bool means_unavailable(const pqxx::sql_error& e) {
+  const std::string state = e.sqlstate();
+  return state == "57014" || state == "55P03" || state == "25P03" || state.rfind("57P", 0) == 0 ||
+         state.rfind("08", 0) == 0 || state == "53300";
+}
+
+}  // namespace
+
+void run_transaction(Db& db, const std::function<bool(Tx&)>& body, const CommitCheck& committed) {
   constexpr int kAttempts = 5;
   for (int attempt = 1;; ++attempt) {
     try {
       pqxx::work tx(db.conn());
-      if (body(tx)) {
-        tx.commit();
-      } else {
+      if (!body(tx)) {
         tx.abort();
+        return;
       }
+      if (db.abandoned()) {
+        // Nobody waits for this answer any more (deadline or shutdown): keep nothing of it.
+        tx.abort();
+        throw Unavailable("the request was abandoned before its commit");
+      }
+      tx.commit();
       return;
     } catch (const pqxx::broken_connection& e) {
       db.reset();
       throw Unavailable(e.what());
     } catch (const pqxx::in_doubt_error& e) {
-      db.reset();
-      throw Unavailable(e.what());
+      if (settle_in_doubt(db, committed, e.what())) return;
+      if (attempt == kAttempts) throw Unavailable(e.what());
     } catch (const pqxx::transaction_rollback&) {
       if (attempt == kAttempts) throw;
+    } catch (const pqxx::sql_error& e) {
+      if (!means_unavailable(e)) throw;
+      db.reset();
+      throw Unavailable(e.what());
     }
   }
 }
@@ -33,6 +66,10 @@ void run_read(Db& db, const std::function<void(Tx&)>& body) {
     pqxx::nontransaction tx(db.conn());
     body(tx);
   } catch (const pqxx::broken_connection& e) {
+    db.reset();
+    throw Unavailable(e.what());
+  } catch (const pqxx::sql_error& e) {
+    if (!means_unavailable(e)) throw;
     db.reset();
     throw Unavailable(e.what());
   }

@@ -70,6 +70,8 @@ std::string Metrics::render() const {
   counter("mediagen_key_cache_misses_total", "API key lookups that went to PostgreSQL.", infra_.key_cache_misses.load());
   counter("mediagen_api_keys_malformed_total", "API keys refused for their shape, before any lookup.",
           infra_.keys_malformed.load());
+  counter("mediagen_db_deadline_exceeded_total", "Requests answered 503 because PostgreSQL did not answer in time.",
+          infra_.pool_deadlines.load());
   out += "# HELP mediagen_contained_failures_total Unexpected failures ended at their boundary (a request, "
          "connection, socket, fan-out message, job or I/O turn), never the process.\n"
          "# TYPE mediagen_contained_failures_total counter\n";

@@ -90,7 +90,7 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
     if (!explicit_locale) ctx.locale = ctx.principal->user_locale;
     if (auto r = stages::authorize(ctx); !r) co_return fail(r.error());
     if (ctx.principal->limits.requests.any()) {
-      if (auto r = co_await stages::rate_limit(ctx, deps_.pool, options_.redis_prefix, now); !r) {
+      if (auto r = co_await stages::rate_limit(ctx, deps_.pool, deps_.local_rates, options_.redis_prefix, now); !r) {
         co_return fail(r.error());
       }
     }

@@ -14,7 +14,6 @@
 #include "item_rules.hpp"
 #include "item_store.hpp"
 #include "mediagen/billing/ledger.hpp"
-#include "mediagen/cache/token_window.hpp"
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/orders/order_json.hpp"
 #include "mediagen/orders/order_money.hpp"
@@ -158,7 +157,7 @@ std::vector<OrderChange> queued(const std::vector<std::string>& item_ids, const 
 
 }  // namespace
 
-Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
+Result<OperationReply> retry_item(db::Db& db, const Caller& caller, std::string_view order_id,
                                   std::string_view item_id, const json& body,
                                   const std::optional<IdempotencyKey>& idempotency) {
   auto text = read_text(body, kMaxItemTextChars);
@@ -166,7 +165,7 @@ Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller&
   if (!is_uuid(order_id) || !is_uuid(item_id)) return ApiError::not_found();
   const std::string oid(order_id), iid(item_id);
   const UserId user = caller.principal.user_id;
-  KeyTokens key_tokens(redis, caller);
+  const KeyTokens key_tokens(caller);
   auto reply = db::transact(db, [&](db::Tx& tx) -> Result<OperationReply> {
     if (idempotency) {
       auto claimed = claim_idempotency_key(db, tx, user, "items.retry:" + iid, *idempotency);
@@ -205,7 +204,6 @@ Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller&
     if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
     return answer;
   });
-  if (reply && !reply->replayed) key_tokens.keep();
   return reply;
 }
 
@@ -253,13 +251,13 @@ Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std:
   });
 }
 
-Result<OperationReply> regenerate_item(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
+Result<OperationReply> regenerate_item(db::Db& db, const Caller& caller, std::string_view order_id,
                                        std::string_view item_id, const json& body) {
   auto text = read_text(body, kMaxItemTextChars);
   if (!text) return text.error();
   if (!is_uuid(order_id) || !is_uuid(item_id)) return ApiError::not_found();
   const std::string oid(order_id), iid(item_id);
-  KeyTokens key_tokens(redis, caller);
+  const KeyTokens key_tokens(caller);
   auto reply = db::transact(db, [&](db::Tx& tx) -> Result<OperationReply> {
     auto prepared = prepare_replacement(db, tx, caller.principal.user_id, oid, iid, *text, &regenerate_refusal);
     if (!prepared) return prepared.error();
@@ -289,7 +287,6 @@ Result<OperationReply> regenerate_item(db::Db& db, cache::Redis& redis, const Ca
                           .data_json = render_item(db, tx, oid, new_id, caller.tz),
                           .changes = queued({new_id}, oid)};
   });
-  if (reply) key_tokens.keep();
   return reply;
 }
 

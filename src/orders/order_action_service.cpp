@@ -50,7 +50,7 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::strin
   return reply;
 }
 
-Result<OperationReply> retry_order(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
+Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string_view order_id,
                                    const nlohmann::json& body, const std::optional<IdempotencyKey>& idempotency) {
   if (!body.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
   if (auto v = body.find("confirm_payg_topup"); v != body.end() && !v->is_null() && !v->is_boolean()) {
@@ -88,7 +88,7 @@ Result<OperationReply> retry_order(db::Db& db, cache::Redis& redis, const Caller
     return ApiError::retry_config_outdated_on_order();
   }
   order.plan = plan_chunks(order.input_text, order.chunker);
-  return insert_order(db, redis, caller, order, std::nullopt, idempotency, "orders.retry:" + std::string(order_id));
+  return insert_order(db, caller, order, std::nullopt, idempotency, "orders.retry:" + std::string(order_id));
 }
 
 }  // namespace mediagen::orders

@@ -12,7 +12,6 @@
 
 #include "idempotency_store.hpp"
 #include "mediagen/billing/ledger.hpp"
-#include "mediagen/cache/token_window.hpp"
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/transact.hpp"
 #include "mediagen/orders/order.hpp"
@@ -64,15 +63,18 @@ bool use_prompt_service(db::Db& db, const std::string& task_type, NewOrder& orde
   return true;
 }
 
-Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Caller& caller, const NewOrder& order,
+Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,
                                     std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,
                                     std::string_view idempotency_scope) {
   const auth::Principal& principal = caller.principal;
   const UserId user = principal.user_id;
   const std::int64_t tokens = static_cast<std::int64_t>(order.plan.billable_chars);
 
-  KeyTokens key_tokens(redis, caller);
+  const KeyTokens key_tokens(caller);
+  std::string written;  // the order the last attempt inserted, to settle a lost COMMIT
+  const db::CommitCheck kept = [&](db::Tx& tx) { return !written.empty() && order_exists(db, tx, written); };
   auto reply = db::transact(db, [&](db::Tx& tx) -> Result<OperationReply> {
+    written.clear();
     if (idempotency) {
       auto claimed = claim_idempotency_key(db, tx, user, idempotency_scope, *idempotency);
       if (!claimed) return claimed.error();
@@ -105,6 +107,7 @@ Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Calle
     if (ctx.maintenance) return ApiError::refused(Reason::service_maintenance);
     if (shape) return *shape;
 
+    written = order_id;
     const TimePoint created_at = insert_order_and_chunks(
         db, tx, {order_id, user, principal.key_id, order, ctx.money, price, chunk_tokens});
 
@@ -125,12 +128,11 @@ Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Calle
     OperationReply answer{.outcome = Outcome::work_queued, .message = "orders.created", .data_json = order_json(o, caller.tz)};
     if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
     return answer;
-  });
-  if (reply && !reply->replayed) key_tokens.keep();
+  }, kept);
   return reply;
 }
 
-Result<OperationReply> create_order(db::Db& db, cache::Redis& redis, const Caller& caller, const nlohmann::json& body,
+Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nlohmann::json& body,
                                     const std::optional<IdempotencyKey>& idempotency) {
   const UserId user = caller.principal.user_id;
   if (idempotency) {
@@ -172,7 +174,7 @@ Result<OperationReply> create_order(db::Db& db, cache::Redis& redis, const Calle
     else if (auto e = req.errors.take()) shape = std::move(*e);
     else shape = std::move(outdated);
   }
-  return insert_order(db, redis, caller, order, std::move(shape), idempotency, "orders.create");
+  return insert_order(db, caller, order, std::move(shape), idempotency, "orders.create");
 }
 
 }  // namespace mediagen::orders

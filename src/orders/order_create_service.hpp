@@ -39,7 +39,7 @@ bool use_prompt_service(db::Db& db, const std::string& task_type, NewOrder& orde
 // key's token limits (429), quota then balance (402), maintenance (503), then `shape` (a 422
 // found while reading the request), and only then the inserts. Any refusal rolls everything
 // back. `idempotency_scope` names the operation the key belongs to.
-Result<OperationReply> insert_order(db::Db& db, cache::Redis& redis, const Caller& caller, const NewOrder& order,
+Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,
                                     std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,
                                     std::string_view idempotency_scope);
 

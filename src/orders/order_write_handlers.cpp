@@ -61,12 +61,12 @@ const nlohmann::json& body_of(const http::RequestContext& ctx) {
   return ctx.json ? *ctx.json : empty_object();
 }
 
-// Runs `op(db, redis, caller)` on the pool and answers with its reply.
+// Runs `op(db, caller)` on the pool and answers with its reply.
 template <class Op>
 asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, Op op) {
   auto job = [&s, &ctx, op = std::move(op)](db::Resources& r) -> Result<http::Reply> {
-    const Caller caller{*ctx.principal, ctx.tz, s.options.redis_prefix, s.options.content_blocked};
-    auto result = op(r.db, r.redis, caller);
+    const Caller caller{*ctx.principal, ctx.tz, s.options.content_blocked};
+    auto result = op(r.db, caller);
     if (!result) return result.error();
     if (result->outcome == Outcome::work_queued && !result->replayed && s.options.on_queued) s.options.on_queued(r.redis);
     if (!result->changes.empty() && s.options.on_changed) s.options.on_changed(std::move(result->changes));
@@ -95,8 +95,8 @@ void register_order_write_routes(http::Router& router, db::BlockingPool& pool, O
   add("/orders", kCreateBodyLimit, [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
     auto key = idempotency_of(ctx);
     if (!key) co_return key.error();
-    auto op = [&ctx, key = *key](db::Db& db, cache::Redis& redis, const Caller& caller) {
-      return create_order(db, redis, caller, body_of(ctx), key);
+    auto op = [&ctx, key = *key](db::Db& db, const Caller& caller) {
+      return create_order(db, caller, body_of(ctx), key);
     };
     Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
     co_return reply;
@@ -104,7 +104,7 @@ void register_order_write_routes(http::Router& router, db::BlockingPool& pool, O
 
   add("/orders/{order}/cancel", kActionBodyLimit,
       [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto op = [id = param(ctx, "order")](db::Db& db, cache::Redis&, const Caller& caller) {
+        auto op = [id = param(ctx, "order")](db::Db& db, const Caller& caller) {
           return cancel_order(db, caller, id);
         };
         Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
@@ -115,8 +115,8 @@ void register_order_write_routes(http::Router& router, db::BlockingPool& pool, O
       [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
         auto key = idempotency_of(ctx);
         if (!key) co_return key.error();
-        auto op = [&ctx, id = param(ctx, "order"), key = *key](db::Db& db, cache::Redis& redis, const Caller& caller) {
-          return retry_order(db, redis, caller, id, body_of(ctx), key);
+        auto op = [&ctx, id = param(ctx, "order"), key = *key](db::Db& db, const Caller& caller) {
+          return retry_order(db, caller, id, body_of(ctx), key);
         };
         Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
         co_return reply;
@@ -124,7 +124,7 @@ void register_order_write_routes(http::Router& router, db::BlockingPool& pool, O
 
   add("/orders/{order}/items/retry-failed", kActionBodyLimit,
       [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto op = [id = param(ctx, "order")](db::Db& db, cache::Redis&, const Caller& caller) {
+        auto op = [id = param(ctx, "order")](db::Db& db, const Caller& caller) {
           return retry_failed_items(db, caller, id);
         };
         Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
@@ -136,8 +136,8 @@ void register_order_write_routes(http::Router& router, db::BlockingPool& pool, O
         auto key = idempotency_of(ctx);
         if (!key) co_return key.error();
         auto op = [&ctx, order = param(ctx, "order"), item = param(ctx, "item"), key = *key](
-                      db::Db& db, cache::Redis& redis, const Caller& caller) {
-          return retry_item(db, redis, caller, order, item, body_of(ctx), key);
+                      db::Db& db, const Caller& caller) {
+          return retry_item(db, caller, order, item, body_of(ctx), key);
         };
         Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
         co_return reply;
@@ -145,9 +145,9 @@ void register_order_write_routes(http::Router& router, db::BlockingPool& pool, O
 
   add("/orders/{order}/items/{item}/regenerate", kActionBodyLimit,
       [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto op = [&ctx, order = param(ctx, "order"), item = param(ctx, "item")](db::Db& db, cache::Redis& redis,
+        auto op = [&ctx, order = param(ctx, "order"), item = param(ctx, "item")](db::Db& db,
                                                                                  const Caller& caller) {
-          return regenerate_item(db, redis, caller, order, item, body_of(ctx));
+          return regenerate_item(db, caller, order, item, body_of(ctx));
         };
         Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
         co_return reply;

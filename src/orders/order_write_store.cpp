@@ -23,6 +23,7 @@ const db::Statement kLockQuota{
     "SELECT balance FROM ledger_accounts WHERE kind = 'quota' AND owner = 'user:' || $1::text AND asset_id = $2"
     " FOR UPDATE"};
 // Serialises one user's creations while slots are counted.
+const db::Statement kOrderExists{"orders_exists", "SELECT 1 FROM orders WHERE id = $1::uuid"};
 const db::Statement kLockUser{"orders_lock_user", "SELECT 1 FROM users WHERE id = $1 FOR UPDATE"};
 const db::Statement kActiveOrders{
     "orders_active_count",
@@ -137,6 +138,10 @@ std::optional<PromptService> find_prompt_service(db::Db& db, const std::string& 
   if (rows.empty()) return std::nullopt;
   return PromptService{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(), rows[0][2].as<std::int64_t>(),
                        rows[0][3].as<std::string>()};
+}
+
+bool order_exists(db::Db& db, db::Tx& tx, std::string_view order_id) {
+  return !db.exec(tx, kOrderExists, std::string(order_id)).empty();
 }
 
 }  // namespace mediagen::orders

@@ -44,6 +44,9 @@ struct OrderInsert {
 };
 TimePoint insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert& insert);
 
+// Whether the order row is there: after a lost COMMIT, tells whether the create was kept.
+bool order_exists(db::Db& db, db::Tx& tx, std::string_view order_id);
+
 // A template-less service (sfx, music): its first active model and its engine.
 struct PromptService {
   std::string service_key;

@@ -7,6 +7,8 @@
 #
 # BENCH is any of http, orders, realtime (default: all three; G1/G2, G3/G5/G6/G7, G10). Each is
 # run by its own script with MEDIAGEN_BIN set to the binary; their environment knobs pass through.
+# COMPARE_ROUNDS=N (default 1) runs each pair N times, before and after alternating, and prints
+# every round: on a shared machine one round is noise, the spread of several is the figure.
 # Build the two binaries in Release trees first (see orders_bench.sh), e.g. one from a worktree
 # of the previous commit. Exit status: 0 when every run finished, 1 when one failed its checks,
 # 2 on a usage or setup failure. The raw reports stay in the printed work directory.
@@ -28,13 +30,16 @@ done
 work="$(mktemp -d /tmp/mediagen-bench-compare.XXXXXX)"
 echo "compare: reports in $work" >&2
 status=0
+rounds="${COMPARE_ROUNDS:-1}"
 for b in "${benches[@]}"; do
+ for round in $(seq 1 "$rounds"); do
   for side in before after; do
     bin="$before"
     [[ "$side" == after ]] && bin="$after"
     echo "compare: $b, $side ($bin)" >&2
     rc=0
     MEDIAGEN_BIN="$bin" bash "$here/${b}_bench.sh" >"$work/$b-$side.txt" 2>"$work/$b-$side.log" || rc=$?
+    cp "$work/$b-$side.txt" "$work/$b-$side-$round.txt"
     if [[ $rc -ne 0 ]]; then
       echo "compare: $b ($side) exited with $rc; see $work/$b-$side.log" >&2
       [[ $rc -ge 2 ]] && status=2
@@ -42,8 +47,8 @@ for b in "${benches[@]}"; do
     fi
   done
   echo
-  echo "=== $b: before = $before"
-  echo "=== $b: after  = $after"
+  echo "=== $b, round $round of $rounds: before = $before"
+  echo "=== $b, round $round of $rounds: after  = $after"
   python3 - "$work/$b-before.txt" "$work/$b-after.txt" <<'EOF'
 import sys
 a = open(sys.argv[1], errors="replace").read().splitlines()
@@ -59,5 +64,6 @@ for x, y in zip(a, b):
         print("before   " + x)
         print("after    " + y)
 EOF
+ done
 done
 exit "$status"

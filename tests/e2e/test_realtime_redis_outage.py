@@ -2,13 +2,8 @@
 cross-instance fan-out resumes, polling works). Two instances share PostgreSQL and a Redis of
 this module's own, which the test stops and starts again."""
 
-import shutil
-import socket
-import subprocess
-import tempfile
-
 from harness import E2ETestCase, poll
-from programs import program
+from fault_support import PrivateRedis
 from orders_support import TERMINAL_ORDER_STATUSES, OrderFixtures
 from realtime_support import NodeClient, order_channel, realtime_env
 
@@ -20,49 +15,6 @@ PARAGRAPHS = [
     "The fifth paragraph closes the order with a quiet goodbye.",
 ]
 ENGINE_DELAY_MS = 2500
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class PrivateRedis:
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="mg_e2e_redis_")
-        self.port = free_port()
-        self.proc = None
-
-    @property
-    def url(self):
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self):
-        self.proc = subprocess.Popen(
-            [program("redis-server"), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self.dir],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-
-        def up():
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
-                    s.sendall(b"PING\r\n")
-                    return s.recv(16).startswith(b"+PONG")
-            except OSError:
-                return False
-        if not poll(up, timeout=15):
-            raise AssertionError(f"redis-server did not start on port {self.port}")
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        self.proc = None
-
-    def remove(self):
-        self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class RealtimeRedisOutageTests(OrderFixtures, E2ETestCase):

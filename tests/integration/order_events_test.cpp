@@ -453,7 +453,7 @@ class OrderWriteHooksTest : public WorkersTest {
   void SetUp() override {
     WorkersTest::SetUp();
     if (HasFatalFailure()) return;
-    orders::OrderWriteOptions options{.redis_prefix = prefix};
+    orders::OrderWriteOptions options;
     options.on_changed = [this](std::vector<OrderChange> changes) {
       const std::string order_id = changes.empty() ? "" : changes.back().order_id;
       Call call{std::move(changes), order_status(order_id)};

@@ -1,50 +1,66 @@
+// Token windows counted in PostgreSQL, each call in a transaction of its own that commits when
+// the tokens were taken and rolls back when refused, as the order operations do.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <latch>
+#include <optional>
 #include <thread>
 #include <vector>
 
-#include "mediagen/cache/redis.hpp"
-#include "mediagen/cache/token_window.hpp"
 #include "mediagen/core/time_zone.hpp"
+#include "mediagen/db/pg.hpp"
+#include "mediagen/orders/token_windows.hpp"
 #include "support.hpp"
 
 namespace mediagen::test {
 namespace {
 
 using namespace std::chrono_literals;
-using cache::TokenWindow;
-using cache::TokenWindows;
+using orders::TokenWindow;
+using orders::TokenWindows;
 
-class TokenWindowTest : public ServicesTest {
+struct Decision {
+  std::optional<orders::TokenRefusal> refusal;
+  bool allowed() const { return !refusal; }
+};
+
+class TokenWindowTest : public MigratedTest {
  protected:
   void SetUp() override {
-    ServicesTest::SetUp();
+    MigratedTest::SetUp();
     if (HasFatalFailure()) {
       return;
     }
-    redis.emplace(cache::RedisOptions{.url = redis_url}, &counters);
+    db.emplace(db_url, &counters);
   }
   void TearDown() override {
-    redis.reset();
-    ServicesTest::TearDown();
+    db.reset();
+    MigratedTest::TearDown();
   }
 
-  cache::TokenDecision add(ApiKeyId key, const TokenWindows& windows, std::int64_t tokens, TimePoint now) {
-    return cache::check_and_add_tokens(*redis, prefix, key, windows, tokens, now);
+  static Decision add_on(db::Db& on, ApiKeyId key, const TokenWindows& windows, std::int64_t tokens, TimePoint now) {
+    Decision d;
+    db::run_transaction(on, [&](db::Tx& tx) {
+      d.refusal = orders::take_window_tokens(on, tx, key, windows, tokens, now);
+      return d.allowed();
+    });
+    return d;
   }
 
-  std::vector<std::string> counters_of(ApiKeyId key) {
-    const auto reply = redis->command({"KEYS", prefix + "tok:" + std::to_string(key.value) + ":*"});
-    std::vector<std::string> out;
-    for (const auto& k : reply.elements) {
-      out.push_back(k.str);
-    }
-    return out;
+  Decision add(ApiKeyId key, const TokenWindows& windows, std::int64_t tokens, TimePoint now) {
+    return add_on(*db, key, windows, tokens, now);
   }
 
-  std::optional<cache::Redis> redis;
+  // The rows of a key's windows.
+  std::int64_t rows_of(ApiKeyId key) {
+    return db::read(*db, [&](db::Tx& tx) {
+      return db->exec_raw(tx, "SELECT count(*) FROM api_key_token_windows WHERE key_id = " + std::to_string(key.value))[0][0]
+          .as<std::int64_t>();
+    });
+  }
+
+  std::optional<db::Db> db;
   // The start of a UTC day in mid-month: every window is fresh at t0.
   const TimePoint t0 = *parse_iso8601("2026-05-14T00:00:00Z");
 };
@@ -148,7 +164,7 @@ TEST_F(TokenWindowTest, RetryAfterIsAtLeastOneSecondAtTheEndOfAWindow) {
 TEST_F(TokenWindowTest, ZeroTokensAlwaysPassAndAddNothing) {
   const TokenWindows windows{.per_minute = 5};
   EXPECT_TRUE(add(ApiKeyId{8}, windows, 0, t0).allowed());
-  EXPECT_TRUE(counters_of(ApiKeyId{8}).empty());
+  EXPECT_EQ(rows_of(ApiKeyId{8}), 0) << "zero tokens must not touch the table";
   ASSERT_TRUE(add(ApiKeyId{8}, windows, 5, t0).allowed());
   EXPECT_TRUE(add(ApiKeyId{8}, windows, 0, t0).allowed()) << "a full window still lets zero tokens through";
   EXPECT_FALSE(add(ApiKeyId{8}, windows, 1, t0).allowed());
@@ -156,7 +172,7 @@ TEST_F(TokenWindowTest, ZeroTokensAlwaysPassAndAddNothing) {
 
 TEST_F(TokenWindowTest, AKeyWithoutWindowsIsNotLimited) {
   EXPECT_TRUE(add(ApiKeyId{9}, TokenWindows{}, 1'000'000'000, t0).allowed());
-  EXPECT_TRUE(counters_of(ApiKeyId{9}).empty());
+  EXPECT_EQ(rows_of(ApiKeyId{9}), 0);
 }
 
 TEST_F(TokenWindowTest, KeysCountSeparately) {
@@ -166,46 +182,14 @@ TEST_F(TokenWindowTest, KeysCountSeparately) {
   EXPECT_TRUE(add(ApiKeyId{11}, windows, 10, t0).allowed());
 }
 
-TEST_F(TokenWindowTest, ARefundGivesTheTokensBackInEveryWindow) {
-  const TokenWindows windows{.per_minute = 100, .per_day = 150};
-  ASSERT_TRUE(add(ApiKeyId{12}, windows, 100, t0).allowed());
-  ASSERT_FALSE(add(ApiKeyId{12}, windows, 1, t0).allowed());
-  cache::refund_tokens(*redis, prefix, ApiKeyId{12}, windows, 40, t0);
-  EXPECT_TRUE(add(ApiKeyId{12}, windows, 40, t0 + 1s).allowed());
-  EXPECT_FALSE(add(ApiKeyId{12}, windows, 1, t0 + 1s).allowed());
-  // The day window got the 40 back too: 100 counted there now, so 50 more fit after the minute.
-  EXPECT_TRUE(add(ApiKeyId{12}, windows, 50, t0 + 60s).allowed());
-  const auto refused = add(ApiKeyId{12}, windows, 1, t0 + 60s);
+TEST_F(TokenWindowTest, AnEndedWindowStartsAgainFromZero) {
+  const TokenWindows windows{.per_minute = 100};
+  ASSERT_TRUE(add(ApiKeyId{18}, windows, 100, t0).allowed());
+  ASSERT_FALSE(add(ApiKeyId{18}, windows, 1, t0 + 59s).allowed());
+  ASSERT_TRUE(add(ApiKeyId{18}, windows, 100, t0 + 60s).allowed()) << "the next minute holds none of the last one";
+  const auto refused = add(ApiKeyId{18}, windows, 1, t0 + 61s);
   ASSERT_FALSE(refused.allowed());
-  EXPECT_EQ(refused.refusal->window, TokenWindow::per_day);
-  EXPECT_EQ(refused.refusal->used, 150);
-}
-
-TEST_F(TokenWindowTest, ARefundNeverGoesBelowZero) {
-  const TokenWindows windows{.per_minute = 100};
-  ASSERT_TRUE(add(ApiKeyId{13}, windows, 30, t0).allowed());
-  cache::refund_tokens(*redis, prefix, ApiKeyId{13}, windows, 500, t0);
-  EXPECT_TRUE(add(ApiKeyId{13}, windows, 100, t0).allowed());
-  EXPECT_FALSE(add(ApiKeyId{13}, windows, 1, t0).allowed()) << "an over-refund must not raise the limit";
-}
-
-TEST_F(TokenWindowTest, ARefundForAnEndedWindowLeavesTheCurrentOneAlone) {
-  const TokenWindows windows{.per_minute = 100};
-  ASSERT_TRUE(add(ApiKeyId{14}, windows, 100, t0).allowed());
-  ASSERT_TRUE(add(ApiKeyId{14}, windows, 100, t0 + 60s).allowed());
-  cache::refund_tokens(*redis, prefix, ApiKeyId{14}, windows, 100, t0);
-  EXPECT_FALSE(add(ApiKeyId{14}, windows, 1, t0 + 61s).allowed());
-}
-
-TEST_F(TokenWindowTest, CountersExpireSoonAfterTheirWindowEnds) {
-  ASSERT_TRUE(add(ApiKeyId{15}, TokenWindows{.per_minute = 100, .per_day = 1000}, 1, t0 + 10s).allowed());
-  const auto keys = counters_of(ApiKeyId{15});
-  ASSERT_EQ(keys.size(), 2u);
-  for (const auto& key : keys) {
-    const std::int64_t ttl = redis->command({"TTL", key}).integer;
-    EXPECT_GT(ttl, 0) << key << " never expires";
-    EXPECT_LE(ttl, 86400 - 10 + 300) << key << " outlives its window by far";
-  }
+  EXPECT_EQ(refused.refusal->used, 100);
 }
 
 TEST_F(TokenWindowTest, ConcurrentCallersNeverOvershootTheLimit) {
@@ -217,16 +201,16 @@ TEST_F(TokenWindowTest, ConcurrentCallersNeverOvershootTheLimit) {
   std::vector<std::thread> callers;
   for (int i = 0; i < kCallers; ++i) {
     callers.emplace_back([&] {
-      cache::Redis own(cache::RedisOptions{.url = redis_url});
+      db::Db own(db_url, nullptr);
       bool connected = true;
       try {
-        own.command({"PING"});  // connect before the start, so the calls really overlap
+        own.ping();  // connect before the start, so the calls really overlap
       } catch (const std::exception&) {
         connected = false;
       }
       start.arrive_and_wait();
       try {
-        if (connected && cache::check_and_add_tokens(own, prefix, ApiKeyId{16}, windows, 30, t0 + 1s).allowed()) {
+        if (connected && add_on(own, ApiKeyId{16}, windows, 30, t0 + 1s).allowed()) {
           passed.fetch_add(1);
         }
       } catch (const std::exception&) {
@@ -242,9 +226,10 @@ TEST_F(TokenWindowTest, ConcurrentCallersNeverOvershootTheLimit) {
   }
   ASSERT_EQ(failed_calls.load(), 0);
   EXPECT_EQ(passed.load(), 33);
-  const auto keys = counters_of(ApiKeyId{16});
-  ASSERT_EQ(keys.size(), 1u);
-  EXPECT_EQ(redis->command({"GET", keys[0]}).str, "990");
+  const auto used = db::read(*db, [&](db::Tx& tx) {
+    return db->exec_raw(tx, "SELECT used FROM api_key_token_windows WHERE key_id = 16")[0][0].as<std::int64_t>();
+  });
+  EXPECT_EQ(used, 990);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "mediagen/auth/key_cache.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
+#include "mediagen/cache/local_rate.hpp"
 #include "mediagen/cache/subscriber.hpp"
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/config.hpp"
@@ -102,6 +103,7 @@ class App {
   db::BlockingPool blocking_;
   cache::BanList bans_;
   cache::BanLadder ladder_;
+  cache::LocalRateWindows local_rates_;
   auth::KeyCache keys_;
   const realtime::ChannelSigner channel_signer_;
   realtime::Hub hub_;

@@ -45,6 +45,15 @@ struct Config {
   std::string engine_fail_marker;
   std::int64_t engine_delay_ms = 0;
   int db_pool_size = 8;
+  // Instances sharing this database and Redis: with Redis unreachable, each admits its share of a
+  // key's request windows (limit / instances).
+  int instances = 1;
+  // PostgreSQL limits: a request waits at most db_request_deadline_ms for its answer (503 then);
+  // a statement runs at most db_statement_timeout_ms, waits for a lock at most db_lock_timeout_ms.
+  std::int64_t db_request_deadline_ms = 8000;
+  std::int64_t db_statement_timeout_ms = 8000;
+  std::int64_t db_lock_timeout_ms = 4000;
+  std::int64_t db_connect_timeout_seconds = 3;
 
   std::int64_t key_cache_ttl_seconds = 3600;
   std::vector<std::int64_t> ban_ladder_seconds{300, 600, 1800, 3600, 86400};

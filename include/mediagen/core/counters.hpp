@@ -27,6 +27,8 @@ struct InfraCounters {
   std::atomic<std::uint64_t> key_cache_misses{0};
   // Keys refused for their shape alone, before any hashing or lookup.
   std::atomic<std::uint64_t> keys_malformed{0};
+  // Requests answered 503 because their database job did not finish within the deadline.
+  std::atomic<std::uint64_t> pool_deadlines{0};
   // Unexpected failures contained at each boundary (mediagen_contained_failures_total).
   std::array<std::atomic<std::uint64_t>, kBoundaries> contained{};
 

@@ -2,6 +2,7 @@
 // The PostgreSQL connection of one thread (libpqxx connections are not thread-safe), opened on
 // first use and after a failure. Owners (pools, workers, the event publisher) see only this
 // header; the statements it runs are in stores, which include pg.hpp for exec().
+#include <atomic>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -21,6 +22,21 @@ namespace detail {
 struct Connection;  // the libpqxx connection (pg.hpp)
 }
 
+// What a connection may wait for. A stalled or unreachable PostgreSQL ends a statement, a lock
+// wait or a connection attempt with an error (a 503 for a request) instead of holding a thread.
+// The server enforces the statement and lock limits; the client enforces connect and keepalives.
+struct ConnectLimits {
+  int connect_timeout_seconds = 3;
+  int statement_timeout_ms = 8000;
+  int lock_timeout_ms = 4000;
+  int idle_in_transaction_ms = 30000;
+  int keepalive_idle_seconds = 10;  // then a probe every 3 s, dead after 3 unanswered
+};
+
+// `url` (a URI or key=value string) with the limits added; parameters the operator set in the URL
+// win (their `options` come after ours). Throws Unavailable when libpq cannot parse the URL.
+std::string connection_string(const std::string& url, const ConnectLimits& limits);
+
 // A named SQL statement, prepared once per connection on first use.
 struct Statement {
   const char* name;
@@ -35,7 +51,7 @@ class Unavailable : public std::runtime_error {
 
 class Db {
  public:
-  Db(std::string url, InfraCounters* counters);
+  Db(std::string url, InfraCounters* counters, ConnectLimits limits = {});
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
@@ -57,9 +73,21 @@ class Db {
 
   void count();
 
+  // The server is past its grace period: a transaction that has not committed yet rolls back
+  // instead. Set by the pool that runs the jobs (nullptr: not watched).
+  void watch_pool(const std::atomic<bool>* pool_closing) { pool_closing_ = pool_closing; }
+  bool abandoned() const { return pool_closing_ && pool_closing_->load(std::memory_order_acquire); }
+
+  // The descriptor of the open connection (-1: none), refreshed on the owning thread at each
+  // use, for a watchdog that cuts a connection whose job ran past its deadline.
+  int socket_fd() const { return socket_fd_.load(std::memory_order_acquire); }
+
  private:
   std::string url_;
   InfraCounters* counters_;
+  ConnectLimits limits_;
+  const std::atomic<bool>* pool_closing_ = nullptr;
+  std::atomic<int> socket_fd_{-1};
   std::unique_ptr<detail::Connection> conn_;
   std::set<std::string, std::less<>> prepared_;
 };

@@ -8,6 +8,11 @@
 // an in-doubt commit throws db::Unavailable (pg.hpp). A deadlock or a serialization failure rolls
 // everything back and runs the whole of fn again (a few times), so fn must touch nothing but the
 // database (and state it resets at its start).
+//
+// A lost COMMIT (the connection broke after COMMIT was sent: in doubt) is settled when the caller
+// names how to recognise its write (`committed`, run on a fresh connection): written, the result
+// stands; not written, fn runs again. Without it, or when PostgreSQL cannot be asked, it throws
+// db::Unavailable. A caller that stopped waiting (Db::abandoned) gets a rollback, not a commit.
 #include <functional>
 #include <optional>
 #include <type_traits>
@@ -19,7 +24,9 @@
 namespace mediagen::db {
 
 // Runs body in a transaction: commits when it returns true, rolls back when it returns false.
-void run_transaction(Db& db, const std::function<bool(Tx&)>& body);
+// `committed` (may be empty) tells whether the last attempt's write is in the database.
+using CommitCheck = std::function<bool(Tx&)>;
+void run_transaction(Db& db, const std::function<bool(Tx&)>& body, const CommitCheck& committed = {});
 // Runs body outside an explicit transaction.
 void run_read(Db& db, const std::function<void(Tx&)>& body);
 
@@ -31,24 +38,30 @@ struct is_result<Result<T>> : std::true_type {};
 }  // namespace detail
 
 template <class F>
-auto transact(Db& db, F&& fn) {
+auto transact(Db& db, F&& fn, const CommitCheck& committed = {}) {
   using R = std::invoke_result_t<F&, Tx&>;
   if constexpr (std::is_void_v<R>) {
-    run_transaction(db, [&](Tx& tx) {
-      fn(tx);
-      return true;
-    });
+    run_transaction(
+        db,
+        [&](Tx& tx) {
+          fn(tx);
+          return true;
+        },
+        committed);
   } else {
     std::optional<R> out;
-    run_transaction(db, [&](Tx& tx) {
-      out.reset();
-      out.emplace(fn(tx));
-      if constexpr (detail::is_result<R>::value) {
-        return static_cast<bool>(*out);
-      } else {
-        return true;
-      }
-    });
+    run_transaction(
+        db,
+        [&](Tx& tx) {
+          out.reset();
+          out.emplace(fn(tx));
+          if constexpr (detail::is_result<R>::value) {
+            return static_cast<bool>(*out);
+          } else {
+            return true;
+          }
+        },
+        committed);
     return std::move(*out);
   }
 }

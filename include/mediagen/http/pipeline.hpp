@@ -16,6 +16,7 @@
 
 #include "mediagen/auth/key_cache.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
+#include "mediagen/cache/local_rate.hpp"
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/counters.hpp"
 #include "mediagen/http/exchange.hpp"
@@ -44,6 +45,7 @@ struct PipelineDeps {
   auth::KeyCache& keys;
   db::BlockingPool& pool;
   InfraCounters& counters;
+  cache::LocalRateWindows& local_rates;  // request windows while Redis cannot be asked
 };
 
 class Pipeline final : public ExchangeHandler {

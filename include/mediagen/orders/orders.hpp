@@ -51,7 +51,6 @@ using ContentPolicy = std::function<bool(std::string_view text)>;
 struct Caller {
   const auth::Principal& principal;
   TimeZone tz;
-  std::string redis_prefix;
   ContentPolicy blocked;  // may be empty: nothing is blocked up front
 };
 
@@ -64,17 +63,17 @@ struct IdempotencyKey {
 // 1..255 visible ASCII characters; otherwise nullopt (the route answers 422).
 std::optional<std::string> valid_idempotency_key(std::string_view header) noexcept;
 
-Result<OperationReply> create_order(db::Db& db, cache::Redis& redis, const Caller& caller, const nlohmann::json& body,
+Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nlohmann::json& body,
                                     const std::optional<IdempotencyKey>& idempotency);
 Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::string_view order_id);
-Result<OperationReply> retry_order(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
+Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string_view order_id,
                                    const nlohmann::json& body, const std::optional<IdempotencyKey>& idempotency);
 
-Result<OperationReply> retry_item(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
+Result<OperationReply> retry_item(db::Db& db, const Caller& caller, std::string_view order_id,
                                   std::string_view item_id, const nlohmann::json& body,
                                   const std::optional<IdempotencyKey>& idempotency);
 Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std::string_view order_id);
-Result<OperationReply> regenerate_item(db::Db& db, cache::Redis& redis, const Caller& caller, std::string_view order_id,
+Result<OperationReply> regenerate_item(db::Db& db, const Caller& caller, std::string_view order_id,
                                        std::string_view item_id, const nlohmann::json& body);
 
 }  // namespace mediagen::orders

@@ -35,7 +35,6 @@ void register_preview_routes(http::Router& router, db::BlockingPool& pool, Previ
 void register_order_read_routes(http::Router& router, db::BlockingPool& pool);
 
 struct OrderWriteOptions {
-  std::string redis_prefix;
   // The content policy of the workers: an item retry or regenerate text it refuses is 422
   // content_blocked before any charge.
   std::function<bool(std::string_view text)> content_blocked;

@@ -4,21 +4,25 @@
 
 namespace mediagen::http::stages {
 
-awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, const std::string& prefix,
-                                   TimePoint now) {
+awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, cache::LocalRateWindows& local,
+                                   const std::string& prefix, TimePoint now) {
   const auto& windows = ctx.principal->limits.requests;
   if (!windows.any()) co_return Result<void>{};  // no windows, no limit, no round trip (spec 8.2.1)
-  cache::RateDecision d;
-  auto count = [&prefix, id = ctx.principal->key_id.value, windows, now](db::Resources& r) {
-    return cache::check_rate(r.redis, prefix, id, windows, now);
-  };
-  try {
-    d = co_await pool.run(std::move(count));
-  } catch (const std::exception& e) {
-    // Request-rate windows move no money: with Redis down they fail open rather than fail the API.
-    log::warn("rate limiter unavailable", {{"error", e.what()}});
-    co_return Result<void>{};
+  const std::int64_t key_id = ctx.principal->key_id.value;
+  std::optional<cache::RateDecision> shared;
+  if (!local.redis_resting(now)) {
+    auto count = [&prefix, key_id, windows, now](db::Resources& r) {
+      return cache::check_rate(r.redis, prefix, key_id, windows, now);
+    };
+    try {
+      shared = co_await pool.run(std::move(count));
+    } catch (const std::exception& e) {
+      log::warn("rate limiter unavailable: this instance counts its share of the windows",
+                {{"error", e.what()}, {"instances", local.instances()}});
+      local.redis_failed(now);
+    }
   }
+  const cache::RateDecision d = shared ? *shared : local.check(key_id, windows, now);
   ctx.response_headers.emplace_back("X-RateLimit-Limit", std::to_string(d.limit));
   ctx.response_headers.emplace_back("X-RateLimit-Remaining", std::to_string(std::max<std::int64_t>(0, d.remaining)));
   ctx.response_headers.emplace_back("X-RateLimit-Reset", std::to_string(d.reset_after));

@@ -9,6 +9,7 @@
 
 #include "mediagen/auth/key_cache.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
+#include "mediagen/cache/local_rate.hpp"
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/counters.hpp"
 #include "mediagen/db/blocking_pool.hpp"
@@ -50,8 +51,10 @@ awaitable<Result<void>> authenticate_slow(RequestContext& ctx, auth::KeyCache& k
 
 Result<void> authorize(const RequestContext& ctx);
 
-awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, const std::string& prefix,
-                                   TimePoint now);
+// The key's request windows in Redis, shared by every instance; while Redis cannot be asked,
+// this instance's share of them (cache::LocalRateWindows).
+awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, cache::LocalRateWindows& local,
+                                   const std::string& prefix, TimePoint now);
 
 // Reads the body within the route's cap and, for JSON routes, parses it into `json`.
 awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::optional<nlohmann::json>& json);

@@ -1,4 +1,4 @@
-#include "mediagen/cache/token_window.hpp"
+#include "mediagen/orders/token_windows.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/http/envelope.hpp"
 
-namespace mediagen::cache {
+namespace mediagen::orders {
 namespace {
 
 using json = nlohmann::json;
@@ -133,4 +133,4 @@ TEST(TokenQuotaExceeded, HasAnEnglishAndARussianMessageForWindowsAndThePool) {
 }
 
 }  // namespace
-}  // namespace mediagen::cache
+}  // namespace mediagen::orders
