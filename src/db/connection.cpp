@@ -1,5 +1,6 @@
 #include "mediagen/db/connection.hpp"
 
+#include "mediagen/core/redact.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::db {
@@ -15,7 +16,8 @@ pqxx::connection_base& Db::conn() {
       conn_ = std::make_unique<detail::Connection>(url_);
     } catch (const pqxx::broken_connection& e) {
       conn_.reset();
-      throw Unavailable(e.what());
+      // libpq quotes pieces of a connection string it cannot read, the password among them.
+      throw Unavailable(redact_secrets(e.what(), url_));
     }
   }
   return conn_->pq;
