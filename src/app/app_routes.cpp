@@ -91,6 +91,8 @@ void App::add_gauges() {
     out += gauge("mediagen_ws_frames_total", "counter", "Frames queued to realtime sockets.", st.delivered);
     out += gauge("mediagen_realtime_fanout_dropped_total", "counter",
                  "Malformed messages dropped from the fan-out channel.", st.fanout_dropped);
+    out += gauge("mediagen_realtime_fanout_unsigned_total", "counter",
+                 "Fan-out messages dropped for a missing or wrong signature.", st.fanout_unsigned);
     out += gauge("mediagen_realtime_publish_failed_total", "counter",
                  "Events that could not be sent to other instances.", st.publish_failed);
   });

@@ -39,6 +39,7 @@ realtime::HubOptions hub_options(const Config& config) {
           .max_message_bytes = config.ws_max_message_bytes,
           .max_subscriptions = config.ws_max_subscriptions,
           .fanout_channel = realtime_channel(config),
+          .fanout_secret = fanout_secret(config),
           .single_threaded = config.io_threads == 1};
 }
 
@@ -49,6 +50,14 @@ std::string pusher_secret(const Config& config) {
   if (!config.secret.empty()) return crypto::hmac_sha256_hex(config.secret, "mediagen realtime channels");
   log::warn("neither MEDIAGEN_PUSHER_SECRET nor MEDIAGEN_SECRET is set: channel signatures hold for this process only");
   return crypto::to_hex(crypto::sha256(crypto::random_bytes(32)));
+}
+
+// Instances must agree on it, or they drop each other's events. Without MEDIAGEN_SECRET the
+// channel secret is the next shared one; without either, nothing is shared anyway.
+std::string fanout_secret(const Config& config) {
+  if (!config.secret.empty()) return config.secret;
+  if (!config.pusher_secret.empty()) return config.pusher_secret;
+  return crypto::random_bytes(32);
 }
 
 // Links signed with a secret of this process die with it.

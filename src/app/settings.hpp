@@ -19,6 +19,7 @@ cache::BanLadderOptions ladder_options(const Config& config);
 realtime::HubOptions hub_options(const Config& config);
 // The channel secret, the same on every instance that shares MEDIAGEN_SECRET.
 std::string pusher_secret(const Config& config);
+std::string fanout_secret(const Config& config);
 // The secret of signed download links; without MEDIAGEN_SECRET one of this process only.
 std::string link_secret(const Config& config);
 workers::ContentRules content_rules(const Config& config);

@@ -5,6 +5,7 @@
 #include <openssl/sha.h>
 
 #include "mediagen/core/crypto.hpp"
+#include "mediagen/core/redact.hpp"
 
 namespace mediagen::cache {
 
@@ -87,7 +88,7 @@ void Redis::connect() {
   if (!ctx_ || ctx_->err) {
     std::string why = ctx_ ? ctx_->errstr : "out of memory";
     drop();
-    throw RedisError("redis connect failed: " + why);
+    throw RedisError("redis connect failed: " + redact_secrets(why, options_.url));
   }
   redisSetTimeout(ctx_, to_timeval(options_.command_timeout));
   try {

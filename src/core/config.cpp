@@ -1,5 +1,7 @@
 #include "mediagen/core/config.hpp"
 
+#include "mediagen/core/redact.hpp"
+
 #include <charconv>
 #include <cstdlib>
 #include <stdexcept>
@@ -137,7 +139,7 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   if (auto v = getenv("MEDIAGEN_TRUSTED_PROXIES")) c.trusted_proxies = split(*v, ',');
   if (c.redis_url.rfind("redis://", 0) != 0) {
     throw std::invalid_argument("MEDIAGEN_REDIS_URL: expected redis://[:password@]host[:port][/db], got '" +
-                                c.redis_url + "'");
+                                redact_url(c.redis_url) + "'");
   }
   if (c.api_prefix.empty() || c.api_prefix.front() != '/') c.api_prefix = "/" + c.api_prefix;
   while (c.api_prefix.size() > 1 && c.api_prefix.back() == '/') c.api_prefix.pop_back();

@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include "mediagen/core/redact.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::db {
@@ -24,10 +25,10 @@ std::string connection_string(const std::string& url, const ConnectLimits& limit
   char* error = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &error);
   if (!parsed) {
-    // libpq's message names the syntax error, never the password.
+    // libpq's message may quote the piece it could not read: the password, for one.
     std::string why = error ? error : "out of memory";
     PQfreemem(error);
-    throw Unavailable("invalid database URL: " + why);
+    throw Unavailable("invalid database URL: " + redact_secrets(why, url));
   }
   std::string out;
   std::string user_options;
@@ -69,7 +70,8 @@ pqxx::connection_base& Db::conn() {
       conn_ = std::make_unique<detail::Connection>(connection_string(url_, limits_));
     } catch (const pqxx::broken_connection& e) {
       conn_.reset();
-      throw Unavailable(e.what());
+      // libpq quotes pieces of a connection string it cannot read, the password among them.
+      throw Unavailable(redact_secrets(e.what(), url_));
     }
   }
   socket_fd_.store(conn_->pq.sock(), std::memory_order_release);

@@ -11,6 +11,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "fanout_message.hpp"
+#include "fanout_signature.hpp"
 #include "hub_core.hpp"
 #include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
@@ -139,12 +140,14 @@ struct Hub::Impl {
       : core(std::make_shared<HubCore>(ioc, options, std::move(app_key), signer, pool, std::move(hooks), clock)),
         upgrade(core),
         sweeper(std::make_shared<asio::steady_timer>(ioc)),
-        publisher(std::move(redis), options.fanout_channel, core->publish_failed) {}
+        publisher(std::move(redis), options.fanout_channel, core->publish_failed),
+        fanout(fanout_key(options.fanout_secret)) {}
 
   std::shared_ptr<HubCore> core;
   Upgrade upgrade;
   std::shared_ptr<asio::steady_timer> sweeper;
   RedisPublisher publisher;
+  FanoutSigner fanout;
   bool started = false;
 };
 
@@ -217,11 +220,19 @@ void Hub::publish(Event event) {
   auto& core = *impl_->core;
   auto frame = std::make_shared<const std::string>(wire_frame(event));
   core.deliver(event.channel, frame, event.seq);
-  impl_->publisher.push(format_fanout(core.origin, *frame));
+  impl_->publisher.push(impl_->fanout.sign(format_fanout(core.origin, *frame)));
 }
 
-void Hub::on_fanout(std::string_view payload) {
+void Hub::on_fanout(std::string_view signed_payload) {
   auto& core = *impl_->core;
+  const auto verified = impl_->fanout.verify(signed_payload);
+  if (!verified) {
+    // Whoever wrote it does not hold the secret. Logged now and then: the sender sets the rate.
+    const auto n = core.fanout_unsigned.fetch_add(1, std::memory_order_relaxed);
+    if (n % 1000 == 0) log::warn("dropped a fan-out message without a valid signature", {{"dropped", static_cast<std::int64_t>(n + 1)}});
+    return;
+  }
+  const std::string_view payload = *verified;
   if (auto grant = parse_grant_message(payload)) {
     if (grant->origin != core.origin) attach_grant(core, std::move(grant->grant));
     return;
@@ -242,7 +253,7 @@ void Hub::record_grant(cache::Redis& redis, const Grant& grant) {
   // The socket is another instance's (or gone): the grant travels like an event. It is sent
   // before the answer that lets the client subscribe, and it is applied whenever it arrives.
   try {
-    redis.command({"PUBLISH", core.options.fanout_channel, format_grant_message(core.origin, grant)});
+    redis.command({"PUBLISH", core.options.fanout_channel, impl_->fanout.sign(format_grant_message(core.origin, grant))});
   } catch (const std::exception& e) {
     log::warn("could not pass a channel grant to the other instances", {{"error", e.what()}});
   }
@@ -272,6 +283,7 @@ HubStats Hub::stats() const {
                   .subscriptions = core.subscription_count(),
                   .delivered = core.delivered.load(),
                   .fanout_dropped = core.fanout_dropped.load(),
+                  .fanout_unsigned = core.fanout_unsigned.load(),
                   .publish_failed = core.publish_failed.load()};
 }
 

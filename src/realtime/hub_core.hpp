@@ -42,6 +42,7 @@ struct HubCore {
 
   std::atomic<std::uint64_t> delivered{0};
   std::atomic<std::uint64_t> fanout_dropped{0};
+  std::atomic<std::uint64_t> fanout_unsigned{0};
   std::atomic<std::uint64_t> publish_failed{0};
 
   std::string socket_id(std::uint64_t serial) const { return origin + "." + std::to_string(serial); }

@@ -97,8 +97,21 @@ def fanout_channel(h) -> str:
     return f"{h.redis_prefix}realtime"
 
 
-def publish_raw(h, message) -> int:
-    """PUBLISH message on the fan-out channel; returns the number of receiving instances."""
+FANOUT_KEY_LABEL = b"mediagen realtime fan-out v1"
+
+
+def sign_fanout(message, secret: str) -> bytes:
+    """A fan-out message as an instance holding `secret` (MEDIAGEN_SECRET) publishes it."""
+    body = message.encode() if isinstance(message, str) else message
+    key = hmac.new(secret.encode(), FANOUT_KEY_LABEL, hashlib.sha256).hexdigest()
+    return hmac.new(key.encode(), body, hashlib.sha256).hexdigest().encode() + b" " + body
+
+
+def publish_raw(h, message, *, secret: str | None = None, signed: bool = True) -> int:
+    """PUBLISH message on the fan-out channel, signed as the suite's instances sign (or with
+    another secret, or not at all); returns the number of receiving instances."""
+    if signed:
+        message = sign_fanout(message, secret if secret is not None else h.env()["MEDIAGEN_SECRET"])
     return int(redis_command(h.redis_url, "PUBLISH", fanout_channel(h), message))
 
 

@@ -9,6 +9,8 @@ from harness import (E2ETestCase, ISO_RE, CYRILLIC_RE, fresh_ip, rand_path, pars
 
 NOT_FOUND_KEYS = {"success", "message", "message_en", "reason", "error_code", "method", "path", "docs",
                   "developers", "ban_warning"}
+# A second proxy of ours in front of the one that connects (fresh_ip never gives .1).
+TRUSTED_HOP = "10.255.255.1"
 BANNED_KEYS = {"success", "message", "reason", "error_code", "retry_after", "banned_until", "ban_step",
                "ban_ladder_seconds"}
 
@@ -58,7 +60,7 @@ class UnknownPathAndBanStateTests(E2ETestCase, BanAssertions):
         "MEDIAGEN_BAN_LADDER_SECONDS": "30,60,90,120,150",
         "MEDIAGEN_BAN_THRESHOLD": "3",
         "MEDIAGEN_BAN_WINDOW_SECONDS": "60",
-        "MEDIAGEN_TRUSTED_PROXIES": "127.0.0.1",
+        "MEDIAGEN_TRUSTED_PROXIES": f"127.0.0.1,{TRUSTED_HOP}",
     }
 
     @classmethod
@@ -194,14 +196,25 @@ class UnknownPathAndBanStateTests(E2ETestCase, BanAssertions):
         self.assertBanned(r, 1, self.LADDER, tz_suffix="+05:45")
         self.assertEqual(r.headers.get("x-timezone"), "Asia/Kathmandu")
 
-    def test_first_forwarded_entry_counts(self):
-        client, proxy = fresh_ip(), fresh_ip()
+    def test_rotated_forwarded_for_keeps_the_ban(self):
+        """Behind an appending proxy the client writes the leftmost entries: rotating them neither
+        dodges the ban nor bans the addresses it names (walked from the right past our proxies)."""
+        client = fresh_ip()
         self.new_sequence()
         for _ in range(3):
-            r = self.server.request("GET", rand_path(), {"X-Forwarded-For": f"{client}, {proxy}"})
-            self.assertEqual(r.status, 404, r)
-        self.assertBanned(self.server.api("GET", "/user", ip=client), 1, self.LADDER)
-        self.assertEqual(self.server.api("GET", "/user", ip=proxy).status, 401)
+            # What an appending proxy sends for a client that wrote its own X-Forwarded-For.
+            xff = f"{fresh_ip()}, {fresh_ip()}, {client}"
+            self.assertEqual(self.server.request("GET", rand_path(), {"X-Forwarded-For": xff}).status, 404)
+        spoofs = [fresh_ip() for _ in range(3)]
+        for xff in (f"{spoofs[0]}, {client}", f"{spoofs[1]},{client}", f"{client}, {TRUSTED_HOP}", client,
+                    f"{spoofs[2]}, {client}, {TRUSTED_HOP}"):
+            with self.subTest(xff):
+                r = self.server.request("GET", "/healthz", {"X-Forwarded-For": xff})
+                self.assertBanned(r, 1, self.LADDER)
+        for spoof in spoofs:
+            self.assertEqual(self.server.api("GET", "/user", ip=spoof).status, 401)
+        # Only our own proxies in the chain: the leftmost is the client.
+        self.assertEqual(self.server.request("GET", "/healthz", {"X-Forwarded-For": TRUSTED_HOP}).status, 200)
 
     def test_ban_survives_with_new_key_and_misses_do_not_leak_between_ips(self):
         a, b = fresh_ip(), fresh_ip()

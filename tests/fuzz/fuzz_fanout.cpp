@@ -5,13 +5,16 @@
 //     frame as the payload's two parts; a frame rebuilt from the event is accepted again;
 //   - parse_grant_message accepts only a well-formed socket id and channel; formatted again, the
 //     grant it read parses to the same grant and origin;
-//   - parse_grant_record (the payload as the record) round-trips the same way.
+//   - parse_grant_record (the payload as the record) round-trips the same way;
+//   - FanoutSigner::verify accepts a payload only as sign wrote it, and anything sign writes
+//     within the size cap verifies to what was signed.
 #include <nlohmann/json.hpp>
 
 #include "fuzz_support.hpp"
 #include "mediagen/realtime/channel.hpp"
 #include "mediagen/realtime/event.hpp"
 #include "realtime/fanout_message.hpp"
+#include "realtime/fanout_signature.hpp"
 #include "realtime/grant_record.hpp"
 
 namespace {
@@ -58,6 +61,15 @@ void check_record(std::string_view text) {
   FUZZ_CHECK(again && same_grant(*again, *grant));
 }
 
+void check_signature(std::string_view payload) {
+  static const FanoutSigner signer(fanout_key("fuzz secret"));
+  if (const auto message = signer.verify(payload)) FUZZ_CHECK(signer.sign(*message) == payload);
+  const std::string signed_payload = signer.sign(payload);
+  const auto verified = signer.verify(signed_payload);
+  FUZZ_CHECK(verified.has_value() == (signed_payload.size() <= kMaxFanoutBytes));
+  if (verified) FUZZ_CHECK(*verified == payload);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -65,5 +77,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_event(payload);
   check_grant(payload);
   check_record(payload);
+  check_signature(payload);
   return 0;
 }

@@ -5,10 +5,12 @@
 //   - split_target gives a decoded path no longer than the raw one and the query after '?';
 //   - the text checks refuse a path or query exactly when it is not clean text on one line;
 //   - Query::parse keeps only named parameters; the integer getters answer within their bounds;
-//   - resolve_client_ip answers the peer or an address-looking X-Forwarded-For entry;
+//   - resolve_client_ip answers the peer or an address-looking X-Forwarded-For entry, which is
+//     not a trusted proxy unless it is the leftmost entry;
 //   - a time zone that parses formats as a 25-character ISO 8601 time;
 //   - the body stage's json_depth is at least the nesting of every body nlohmann accepts (exactly
 //     it without NUL bytes), so the depth limit (64) is what bounds the parser.
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
@@ -127,6 +129,9 @@ void client_ip_stage(std::optional<std::string_view> forwarded_for) {
     if (ip == bare) continue;
     FUZZ_CHECK(forwarded_for && ip.size() <= 45 && !ip.empty());
     FUZZ_CHECK(ip.find_first_not_of("0123456789abcdefABCDEF.:") == std::string::npos);
+    FUZZ_CHECK(forwarded_for->find(ip) != std::string_view::npos);
+    const bool trusted = std::find(kTrustedProxies.begin(), kTrustedProxies.end(), ip) != kTrustedProxies.end();
+    if (trusted) FUZZ_CHECK(forwarded_for->find(',') == std::string_view::npos || forwarded_for->find(ip) < forwarded_for->find(','));
   }
 }
 

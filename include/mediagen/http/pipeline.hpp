@@ -61,8 +61,10 @@ class Pipeline final : public ExchangeHandler {
   PipelineOptions options_;
 };
 
-// The client's address: the peer, or the first X-Forwarded-For entry when the peer is a trusted
-// proxy and the entry looks like an address. Shared by the pipeline and the WebSocket endpoint.
+// The client's address: the peer; or, when the peer is a trusted proxy, the rightmost
+// X-Forwarded-For entry that is not a trusted proxy (the leftmost when all are). An entry passed
+// on the way that does not look like an address makes it the peer. Shared by the pipeline and
+// the WebSocket endpoint.
 std::string resolve_client_ip(std::string_view peer, std::optional<std::string_view> forwarded_for,
                               const std::vector<std::string>& trusted_proxies);
 

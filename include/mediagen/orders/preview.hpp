@@ -3,7 +3,8 @@
 //   preview_id = sha256 hex of (sha256 hex of the raw input_text, task type, template id and the
 //   settings that decide the plan, generation mode): deterministic, and computable from a
 //   text_hash alone, which is what GET /orders/chunks/preview?text_hash= needs.
-//   The whole plan is stored once in Redis for kPreviewTtl; pages are cut from it on read.
+//   The whole plan is stored once in Redis (packed and bounded: preview_store.hpp); pages are
+//   cut from it on read.
 #include <chrono>
 #include <cstdint>
 #include <optional>

@@ -49,6 +49,9 @@ struct HubOptions {
   std::size_t max_subscriptions = 100;    // per socket
   std::size_t max_queued_frames = 1024;   // a consumer this far behind is closed (4100)
   std::string fanout_channel = "mediagen:realtime";
+  // The secret every instance shares (MEDIAGEN_SECRET): the key that signs and checks fan-out
+  // messages is derived from it.
+  std::string fanout_secret;
   bool single_threaded = true;            // one I/O thread: sockets need no strand
 };
 
@@ -71,6 +74,7 @@ struct HubStats {
   std::size_t subscriptions = 0;
   std::uint64_t delivered = 0;          // frames queued to sockets
   std::uint64_t fanout_dropped = 0;     // malformed messages on the fan-out channel
+  std::uint64_t fanout_unsigned = 0;    // fan-out messages without a valid signature
   std::uint64_t publish_failed = 0;     // events that could not be sent to Redis
 };
 
@@ -91,7 +95,7 @@ class Hub final : public Broadcaster {
 
   void publish(Event event) override;
   // A message from the fan-out channel (any thread). Messages of this instance are ignored;
-  // malformed ones are dropped and counted.
+  // unsigned, wrongly signed and malformed ones are dropped and counted.
   void on_fanout(std::string_view payload);
   // /broadcasting/auth granted a channel to a socket (on a blocking-pool thread): the instance
   // holding the socket learns which key did (directly, or through the fan-out channel), so that

@@ -6,25 +6,50 @@
 
 namespace mediagen::http {
 
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+std::string_view unmapped(std::string_view ip) {
+  if (ip.starts_with("::ffff:")) ip.remove_prefix(7);  // IPv4-mapped IPv6
+  return ip;
+}
+
+bool looks_like_address(std::string_view s) {
+  return !s.empty() && s.size() <= 45 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '.' || c == ':';
+  });
+}
+
+bool is_trusted(std::string_view ip, const std::vector<std::string>& trusted_proxies) {
+  return std::find(trusted_proxies.begin(), trusted_proxies.end(), ip) != trusted_proxies.end();
+}
+
+}  // namespace
+
 std::string resolve_client_ip(std::string_view peer, std::optional<std::string_view> xff,
                               const std::vector<std::string>& trusted_proxies) {
-  if (peer.substr(0, 7) == "::ffff:") peer.remove_prefix(7);  // IPv4-mapped IPv6
-  if (trusted_proxies.empty() ||
-      std::find(trusted_proxies.begin(), trusted_proxies.end(), peer) == trusted_proxies.end()) {
-    return std::string(peer);
+  peer = unmapped(peer);
+  if (!xff || !is_trusted(peer, trusted_proxies)) return std::string(peer);
+  // Each proxy appends the address it received the request from, so only the entries on the
+  // right were written by proxies we trust; everything left of the first untrusted one may be
+  // the client's own invention. Walk from the right past our proxies.
+  std::string_view rest = *xff;
+  std::string_view entry;
+  while (true) {
+    const auto comma = rest.rfind(',');
+    entry = unmapped(trimmed(comma == std::string_view::npos ? rest : rest.substr(comma + 1)));
+    // A value our own proxy wrote that is not an address: believe nothing further left.
+    if (!looks_like_address(entry)) return std::string(peer);
+    if (!is_trusted(entry, trusted_proxies) || comma == std::string_view::npos) break;
+    rest = rest.substr(0, comma);
   }
-  if (!xff) return std::string(peer);
-  std::string_view first = xff->substr(0, xff->find(','));
-  while (!first.empty() && first.front() == ' ') first.remove_prefix(1);
-  while (!first.empty() && first.back() == ' ') first.remove_suffix(1);
-  // Only an address-looking value is believed; anything else falls back to the proxy itself.
-  if (first.empty() || first.size() > 45 ||
-      !std::all_of(first.begin(), first.end(), [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '.' || c == ':';
-      })) {
-    return std::string(peer);
-  }
-  return std::string(first);
+  // The first untrusted entry from the right, or the leftmost when every entry is a proxy.
+  return std::string(entry);
 }
 
 namespace stages {

@@ -21,7 +21,7 @@ namespace mediagen::http::stages {
 
 using boost::asio::awaitable;
 
-// The client address: the peer, or the first X-Forwarded-For entry when the peer is trusted.
+// The client address: the peer, or from X-Forwarded-For when the peer is trusted (resolve_client_ip).
 std::string client_ip(const Exchange& exchange, const std::vector<std::string>& trusted_proxies);
 
 // Splits the target into a percent-decoded path and the raw query.

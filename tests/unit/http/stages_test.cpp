@@ -195,11 +195,43 @@ TEST(ClientIp, IgnoresForwardedForFromAnUntrustedPeer) {
   EXPECT_EQ(stages::client_ip(ex, {"10.0.0.1"}), "203.0.113.7");
 }
 
-TEST(ClientIp, BelievesTheFirstForwardedForEntryFromATrustedPeer) {
+TEST(ClientIp, TakesTheRightmostEntryThatIsNotATrustedProxy) {
   FakeExchange ex;
   ex.peer_ = "10.0.0.1";
-  ex.request_.headers_.emplace_back("X-Forwarded-For", " 198.51.100.9 , 10.0.0.5, 10.0.0.1");
+  ex.request_.headers_.emplace_back("X-Forwarded-For", " 198.51.100.9 , 10.0.0.2, 10.0.0.1");
   EXPECT_EQ(stages::client_ip(ex, {"10.0.0.2", "10.0.0.1"}), "198.51.100.9");
+}
+
+TEST(ClientIp, IgnoresWhatTheClientWroteLeftOfTheAddressOurProxySaw) {
+  // An appending proxy turns the client's own "X-Forwarded-For: 6.6.6.6" into "6.6.6.6, <peer>".
+  for (const char* value : {"6.6.6.6, 198.51.100.9", "1.1.1.1, 2.2.2.2, 198.51.100.9", "unknown, 198.51.100.9",
+                            ",198.51.100.9", "10.0.0.1, 198.51.100.9"}) {
+    FakeExchange ex;
+    ex.peer_ = "10.0.0.1";
+    ex.request_.headers_.emplace_back("X-Forwarded-For", value);
+    EXPECT_EQ(stages::client_ip(ex, {"10.0.0.1"}), "198.51.100.9") << "'" << value << "'";
+  }
+}
+
+TEST(ClientIp, StopsAtTheFirstUntrustedEntryFromTheRight) {
+  FakeExchange ex;
+  ex.peer_ = "10.0.0.1";
+  ex.request_.headers_.emplace_back("X-Forwarded-For", "198.51.100.9, 10.0.0.5, 10.0.0.2");
+  EXPECT_EQ(stages::client_ip(ex, {"10.0.0.2", "10.0.0.1"}), "10.0.0.5");
+}
+
+TEST(ClientIp, TakesTheLeftmostEntryWhenAllAreTrustedProxies) {
+  FakeExchange ex;
+  ex.peer_ = "10.0.0.1";
+  ex.request_.headers_.emplace_back("X-Forwarded-For", "10.0.0.3, ::ffff:10.0.0.2");
+  EXPECT_EQ(stages::client_ip(ex, {"10.0.0.1", "10.0.0.2", "10.0.0.3"}), "10.0.0.3");
+}
+
+TEST(ClientIp, UnwrapsIpv4MappedEntries) {
+  FakeExchange ex;
+  ex.peer_ = "10.0.0.1";
+  ex.request_.headers_.emplace_back("X-Forwarded-For", "6.6.6.6, ::ffff:198.51.100.9, ::ffff:10.0.0.2");
+  EXPECT_EQ(stages::client_ip(ex, {"10.0.0.1", "10.0.0.2"}), "198.51.100.9");
 }
 
 TEST(ClientIp, AcceptsAnIpv6ForwardedAddress) {
@@ -217,11 +249,11 @@ TEST(ClientIp, FallsBackToATrustedPeerWithoutForwardedFor) {
 
 TEST(ClientIp, FallsBackToTheTrustedPeerWhenForwardedForIsNotAnAddress) {
   for (const char* value : {"", " ", "unknown", "1.2.3.4; DROP TABLE", "evil.example.com", "<script>",
-                            "1.2.3.4:80 x", ",1.2.3.4"}) {
+                            "1.2.3.4:80 x", "1.2.3.4,", "1.2.3.4, junk", "1.2.3.4,,10.0.0.2", "1.2.3.4, evil, 10.0.0.2"}) {
     FakeExchange ex;
     ex.peer_ = "10.0.0.1";
     ex.request_.headers_.emplace_back("X-Forwarded-For", value);
-    EXPECT_EQ(stages::client_ip(ex, {"10.0.0.1"}), "10.0.0.1") << "'" << value << "'";
+    EXPECT_EQ(stages::client_ip(ex, {"10.0.0.1", "10.0.0.2"}), "10.0.0.1") << "'" << value << "'";
   }
   FakeExchange ex;
   ex.peer_ = "10.0.0.1";
