@@ -82,13 +82,14 @@ class RedisOutageLimitTests(OrderFixtures, E2ETestCase):
         stop = threading.Event()
 
         def watch_locks():
-            # A lock wait whose holder sits idle in its transaction for a while: the server holds a
-            # transaction open while it does something else, such as waiting for Redis.
+            # A lock wait whose holder sits idle in its transaction for most of a Redis timeout
+            # (1 s): the server would be holding a transaction open while it waits for Redis.
+            # Shorter idle spells are the server's own work between statements.
             while not stop.is_set():
                 waits.append(int(self.h.psql_value(
                     "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = ANY(pg_blocking_pids(l.pid))"
                     " WHERE NOT l.granted AND a.state = 'idle in transaction'"
-                    " AND a.state_change < now() - interval '300 milliseconds'")))
+                    " AND a.state_change < now() - interval '900 milliseconds'")))
                 time.sleep(0.1)
         watcher = threading.Thread(target=watch_locks)
         watcher.start()
@@ -124,7 +125,7 @@ class RedisOutageLimitTests(OrderFixtures, E2ETestCase):
         self.assertEqual(tokens, (1 + 5 + 4) * self.tokens, "tokens billed beyond the windows")
 
     def check_recovered(self):
-        self.assertTrue(poll(lambda: all(s.admin_get("/readyz").status == 200 for s in self.servers), timeout=20))
+        self.assertTrue(poll(lambda: all(s.admin_get("/readyz").status == 200 for s in self.servers), timeout=40))
         r = self.create(self.key, self.template_id, TEXT)
         self.assertEqual(r.status, 201, r)
 
@@ -135,10 +136,10 @@ class RedisOutageLimitTests(OrderFixtures, E2ETestCase):
         self.check_recovered()
 
     def test_redis_paused(self):
-        self.assertIn(b"+OK", self.redis.command("CLIENT", "PAUSE", "10000", "ALL"))
+        self.assertIn(b"+OK", self.redis.command("CLIENT", "PAUSE", "30000", "ALL"))
         started = time.monotonic()
         self.check_limits_hold()
-        self.assertLess(time.monotonic() - started, 10, "the checks outlasted the pause: nothing was shown")
+        self.assertLess(time.monotonic() - started, 30, "the checks outlasted the pause: nothing was shown")
         self.check_recovered()  # the pause ends by itself
 
     def test_redis_frozen(self):
