@@ -87,8 +87,8 @@ void BlockingPool::watch() {
       // Still the same job: a later one must not lose its connection to this one's deadline.
       if (fd < 0 || slot->job.load(std::memory_order_acquire) != job) continue;
       slot->cut_job = job;
+      counters_.pool_deadlines.fetch_add(1, std::memory_order_relaxed);  // before its caller resumes
       ::shutdown(fd, SHUT_RDWR);
-      counters_.pool_deadlines.fetch_add(1, std::memory_order_relaxed);
       log::warn("database work ran past its deadline: its connection was cut", {{"ms", now - started}});
     }
   }
