@@ -12,7 +12,8 @@ Response success_response(Reply reply, Locale locale) {
   r.status = reply.status;
   r.headers = std::move(reply.headers);
   if (reply.bare) {
-    r.body = std::move(reply.data_json);
+    if (reply.body_source) r.body_source = std::move(reply.body_source);
+    else r.body = std::move(reply.data_json);
     if (!reply.content_type.empty()) r.content_type = reply.content_type;
     return r;
   }

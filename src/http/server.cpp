@@ -1,5 +1,6 @@
 #include "mediagen/http/server.hpp"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <boost/asio/as_tuple.hpp>
@@ -63,6 +64,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<SessionState> state);
   void start_session(tcp::socket socket, const asio::any_io_executor& ex);
   asio::awaitable<bool> serve_requests(tcp::socket& socket, SessionState& state, const std::string& ip);
+  asio::awaitable<bool> write_response(Connection& conn, Response& response, unsigned version, bool keep_alive,
+                                       bool head);
 };
 
 
@@ -159,14 +162,29 @@ asio::awaitable<bool> Server::Impl::serve_requests(tcp::socket& socket, SessionS
       // A body left unread would be taken for the next request: close instead.
       keep_alive = parser.keep_alive() && !response.close && parser.is_done() && !stopping;
     }
-    const std::string head_bytes = wire::serialize_head(response, version, keep_alive, response.body.size());
-    static const std::string kEmpty;
-    bool written = co_await conn.write(head_bytes, head ? kEmpty : response.body, options.read_timeout_seconds);
+    const bool written = co_await write_response(conn, response, version, keep_alive, head);
     busy_count.fetch_sub(1, std::memory_order_relaxed);
     state->busy = false;
     if (!written || !keep_alive) break;
   }
   co_return handed_off;
+}
+
+// A body in one string goes out in one write within the read timeout; a streamed one (a file)
+// piece by piece under the stream limits of ServerOptions. HEAD gets the head alone.
+asio::awaitable<bool> Server::Impl::write_response(Connection& conn, Response& response, unsigned version,
+                                                   bool keep_alive, bool head) {
+  BodySource* source = response.body_source.get();
+  const std::uint64_t length = source ? source->size() : response.body.size();
+  const std::string head_bytes = wire::serialize_head(response, version, keep_alive, length);
+  if (source && !head) {
+    const auto rate = static_cast<std::uint64_t>(std::max<std::int64_t>(1, options.stream_min_bytes_per_second));
+    const auto cap_seconds = options.stream_slack_seconds + static_cast<std::int64_t>(length / rate);
+    const SteadyMs cap = steady_ms() + cap_seconds * 1000;
+    co_return co_await conn.stream(head_bytes, *source, options.read_timeout_seconds * 1000, cap);
+  }
+  static const std::string kEmpty;
+  co_return co_await conn.write(head_bytes, head ? kEmpty : response.body, options.read_timeout_seconds);
 }
 
 asio::awaitable<void> Server::Impl::reap_loop() {

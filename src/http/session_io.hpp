@@ -6,7 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +17,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/buffer_traits.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -76,7 +80,42 @@ class Connection {
     co_return !wec;
   }
 
+  // Writes `head`, then the source's pieces as the client takes them, one piece in memory at a
+  // time. The deadline moves with every write that moves bytes (`stall_ms` after it) but never
+  // past `cap`: a slow reader keeps its download, one that stopped reading loses the connection.
+  // False when the connection must close: a failed piece, a stall, the cap, a reset.
+  asio::awaitable<bool> stream(const std::string& head, BodySource& source, SteadyMs stall_ms, SteadyMs cap) {
+    std::uint64_t left = source.size();
+    std::string_view unsent_head = head;
+    do {
+      std::string piece;
+      if (left > 0) {
+        std::optional<std::string> next = co_await source.next();
+        if (!next || next->empty() || next->size() > left) co_return false;
+        left -= next->size();
+        piece = std::move(*next);
+      }
+      if (!co_await write_progressing({asio::buffer(unsent_head), asio::buffer(piece)}, stall_ms, cap)) co_return false;
+      unsent_head = {};
+    } while (left > 0);
+    co_return true;
+  }
+
  private:
+  asio::awaitable<bool> write_progressing(std::array<asio::const_buffer, 2> bufs, SteadyMs stall_ms, SteadyMs cap) {
+    beast::buffers_suffix<std::array<asio::const_buffer, 2>> rest(bufs);
+    while (beast::buffer_bytes(rest) > 0) {
+      const SteadyMs now = steady_ms();
+      if (now >= cap) co_return false;
+      arm(std::min(now + stall_ms, cap));
+      auto [ec, n] = co_await socket_.async_write_some(rest, use_tuple);
+      disarm();
+      if (ec) co_return false;
+      rest.consume(n);
+    }
+    co_return true;
+  }
+
   tcp::socket& socket_;
   SessionState& state_;
 };

@@ -114,6 +114,42 @@ StoreResult<std::pair<Fd, std::uint64_t>> open_object(const std::string& root, s
   return std::pair<Fd, std::uint64_t>{std::move(file), static_cast<std::uint64_t>(st.st_size)};
 }
 
+// Up to `length` bytes from `offset` of an object of `size` bytes; fewer when it ends first.
+StoreResult<std::string> read_at(int fd, std::uint64_t size, std::string_view key, std::uint64_t offset,
+                                 std::uint64_t length) {
+  if (offset >= size) return std::string();
+  const std::uint64_t wanted = std::min(length, size - offset);
+  std::string out(static_cast<std::size_t>(wanted), '\0');
+  std::size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t n = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return StoreError::io("read", key, errno);
+    }
+    if (n == 0) break;  // truncated since the fstat: hand back what is there
+    got += static_cast<std::size_t>(n);
+  }
+  out.resize(got);
+  return out;
+}
+
+// Keeps the file open: a put that renames a new object over the key leaves this one readable.
+class LocalReader final : public ObjectReader {
+ public:
+  LocalReader(Fd file, std::uint64_t size, std::string key)
+      : file_(std::move(file)), size_(size), key_(std::move(key)) {}
+  std::uint64_t size() const override { return size_; }
+  StoreResult<std::string> read(std::uint64_t offset, std::uint64_t length) override {
+    return read_at(file_.get(), size_, key_, offset, length);
+  }
+
+ private:
+  Fd file_;
+  std::uint64_t size_;
+  std::string key_;
+};
+
 int write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
@@ -231,22 +267,14 @@ StoreResult<std::optional<std::uint64_t>> LocalStore::stat(std::string_view key)
 StoreResult<std::string> LocalStore::read(std::string_view key, std::uint64_t offset, std::uint64_t length) {
   auto object = open_object(root_, key);
   if (!object) return object.error();
-  const auto& [file, size] = *object;
-  if (offset >= size) return std::string();
-  const std::uint64_t wanted = std::min(length, size - offset);
-  std::string out(static_cast<std::size_t>(wanted), '\0');
-  std::size_t got = 0;
-  while (got < out.size()) {
-    const ssize_t n = ::pread(file.get(), out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return StoreError::io("read", key, errno);
-    }
-    if (n == 0) break;  // truncated since the fstat: hand back what is there
-    got += static_cast<std::size_t>(n);
-  }
-  out.resize(got);
-  return out;
+  return read_at(object->first.get(), object->second, key, offset, length);
+}
+
+StoreResult<std::unique_ptr<ObjectReader>> LocalStore::open_reader(std::string_view key) {
+  auto object = open_object(root_, key);
+  if (!object) return object.error();
+  auto& [file, size] = *object;
+  return std::unique_ptr<ObjectReader>(std::make_unique<LocalReader>(std::move(file), size, std::string(key)));
 }
 
 StoreResult<bool> LocalStore::remove(std::string_view key) {

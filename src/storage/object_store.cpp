@@ -1,6 +1,7 @@
 // Key rules and the error value shared by every object store.
 #include "mediagen/storage/object_store.hpp"
 
+#include <algorithm>
 #include <system_error>
 
 namespace mediagen::storage {
@@ -70,5 +71,33 @@ StoreFailure::StoreFailure(StoreError error)
       error_(std::move(error)) {}
 
 void throw_exception_from_error(const StoreError& error, const boost::source_location&) { throw StoreFailure(error); }
+
+namespace {
+
+// Reads by key: what a store without a reader of its own offers.
+class KeyReader final : public ObjectReader {
+ public:
+  KeyReader(ObjectStore& store, std::string key, std::uint64_t size)
+      : store_(store), key_(std::move(key)), size_(size) {}
+  std::uint64_t size() const override { return size_; }
+  StoreResult<std::string> read(std::uint64_t offset, std::uint64_t length) override {
+    if (offset >= size_) return std::string();
+    return store_.read(key_, offset, std::min(length, size_ - offset));
+  }
+
+ private:
+  ObjectStore& store_;
+  std::string key_;
+  std::uint64_t size_;
+};
+
+}  // namespace
+
+StoreResult<std::unique_ptr<ObjectReader>> ObjectStore::open_reader(std::string_view key) {
+  auto size = stat(key);
+  if (!size) return size.error();
+  if (!*size) return StoreError::not_found(key);
+  return std::unique_ptr<ObjectReader>(std::make_unique<KeyReader>(*this, std::string(key), **size));
+}
 
 }  // namespace mediagen::storage

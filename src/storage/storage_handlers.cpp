@@ -1,12 +1,15 @@
-// HTTP of storage (spec 4.3): issue a signed link, serve it. File I/O and the ownership check
-// run on the blocking pool; signature and expiry are checked on the I/O thread (no I/O).
+// HTTP of storage (spec 4.3): issue a signed link, serve it. The ownership check runs on the
+// blocking pool (PostgreSQL); signature and expiry are checked on the I/O thread (no I/O); a
+// download needs no database: the file is opened and read piece by piece on the read pool.
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "byte_range.hpp"
 #include "download_link.hpp"
+#include "file_body.hpp"
 #include "media_type.hpp"
+#include "read_pool.hpp"
 #include "mediagen/core/json_writer.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/router.hpp"
@@ -23,9 +26,12 @@ namespace asio = boost::asio;
 constexpr std::size_t kUrlBodyLimit = 8 * 1024;
 
 struct Shared {
+  Shared(db::BlockingPool& p, StorageOptions o, std::string e)
+      : pool(p), options(std::move(o)), endpoint(std::move(e)), reads(options.read_threads) {}
   db::BlockingPool& pool;
   StorageOptions options;
   std::string endpoint;  // absolute URL of the download route
+  ReadPool reads;
 };
 
 struct UrlRequest {
@@ -95,37 +101,35 @@ http::Headers file_headers(std::string_view key, bool download, std::int64_t max
   };
 }
 
-// Stat, choose the range, read: one blocking job. A file removed by retention is a 404.
-Result<http::Reply> serve_file(ObjectStore& store, const DownloadLink& link, std::optional<std::string> range,
-                               std::int64_t max_age) {
-  auto size = store.stat(link.key);
-  if (!size) {
-    if (size.error().code == StoreErrc::invalid_key) return ApiError::not_found();
-    return ApiError::internal_error(size.error().detail);
+// Open, choose the range and, for GET, read the first piece: one job on the read pool. The rest
+// is read as the client takes it; HEAD reads nothing. A file removed by retention is a 404.
+Result<http::Reply> open_file(ReadPool& reads, ObjectStore& store, const DownloadLink& link,
+                              std::optional<std::string> range, std::int64_t max_age, bool head) {
+  auto reader = store.open_reader(link.key);
+  if (!reader) {
+    const StoreErrc code = reader.error().code;
+    if (code == StoreErrc::invalid_key || code == StoreErrc::not_found) return ApiError::not_found();
+    return ApiError::internal_error(reader.error().detail);
   }
-  if (!*size) return ApiError::not_found();
-  const RangeDecision decision = decide_range(range, **size);
-  if (std::holds_alternative<Unsatisfiable>(decision)) return range_not_satisfiable(**size);
+  const std::uint64_t size = (*reader)->size();
+  const RangeDecision decision = decide_range(range, size);
+  if (std::holds_alternative<Unsatisfiable>(decision)) return range_not_satisfiable(size);
 
   const auto* part = std::get_if<ByteRange>(&decision);
   const std::uint64_t offset = part ? part->first : 0;
-  const std::uint64_t length = part ? part->length() : **size;
-  auto bytes = store.read(link.key, offset, length);
-  if (!bytes) {
-    if (bytes.error().code == StoreErrc::not_found) return ApiError::not_found();
-    return ApiError::internal_error(bytes.error().detail);
+  const std::uint64_t length = part ? part->length() : size;
+  auto body = std::make_unique<FileBody>(reads, std::move(*reader), link.key, offset, length);
+  if (!head) {
+    if (auto first = body->preload(); !first) return ApiError::internal_error(first.error().detail);
   }
-  // Objects are replaced whole, never edited; a short read means it changed between the calls.
-  if (bytes->size() != length) return ApiError::internal_error("object changed while read: " + link.key);
-
   http::Reply reply{.status = part ? 206 : 200,
-                    .data_json = std::move(*bytes),
                     .headers = file_headers(link.key, link.download, max_age),
                     .bare = true,
-                    .content_type = media_type_for(link.key)};
+                    .content_type = media_type_for(link.key),
+                    .body_source = std::move(body)};
   if (part) {
     reply.headers.emplace_back("Content-Range", "bytes " + std::to_string(part->first) + "-" +
-                                                    std::to_string(part->last) + "/" + std::to_string(**size));
+                                                    std::to_string(part->last) + "/" + std::to_string(size));
   }
   return reply;
 }
@@ -144,11 +148,11 @@ asio::awaitable<Result<http::Reply>> get_download(Shared& s, http::RequestContex
     if (auto h = ctx.request.header("Range")) range = std::string(*h);
   }
   const std::int64_t max_age = link->expires_at - now;
-  auto work = [&store = s.options.store, l = std::move(*link), range = std::move(range),
-               max_age](db::Resources&) -> Result<http::Reply> {
-    return serve_file(store, l, range, max_age);
+  const bool head = ctx.request.method() == http::Method::head;
+  auto work = [&s, l = std::move(*link), range = std::move(range), max_age, head]() -> Result<http::Reply> {
+    return open_file(s.reads, s.options.store, l, range, max_age, head);
   };
-  Result<http::Reply> reply = co_await s.pool.run(std::move(work));
+  Result<http::Reply> reply = co_await s.reads.run(std::move(work));
   co_return reply;
 }
 
@@ -165,7 +169,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool, StorageOption
   std::string prefix = router.api_prefix() == "/" ? std::string() : router.api_prefix();
   std::string endpoint = trim_trailing_slashes(options.public_url) + prefix + "/storage/download";
   // Lives as long as the router's handlers: the process.
-  auto shared = std::make_shared<Shared>(Shared{pool, std::move(options), std::move(endpoint)});
+  auto shared = std::make_shared<Shared>(pool, std::move(options), std::move(endpoint));
   router.add_api({
       .method = http::Method::post,
       .pattern = "/storage/url",

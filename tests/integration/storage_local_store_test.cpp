@@ -102,6 +102,30 @@ TEST_F(LocalStoreTest, ReadsARangeAndStopsAtTheEnd) {
   EXPECT_EQ(*store->read(key, 0, ~std::uint64_t{0}), bytes) << "a huge length is bounded by the file";
 }
 
+TEST_F(LocalStoreTest, OpensAnObjectAndReadsItInPiecesAsItWasWhenOpened) {
+  const std::string bytes = binary_bytes(10000);
+  const std::string key = kOrder + "/result.mp3";
+  ASSERT_TRUE(store->put(key, bytes));
+  auto reader = store->open_reader(key);
+  ASSERT_TRUE(reader) << reader.error().detail;
+  EXPECT_EQ((*reader)->size(), 10000u);
+  EXPECT_EQ(*(*reader)->read(0, 4096), bytes.substr(0, 4096));
+  // Replaced and then removed under the key: the open object still reads whole.
+  ASSERT_TRUE(store->put(key, "short"));
+  ASSERT_TRUE(*store->remove(key));
+  EXPECT_EQ(*(*reader)->read(4096, 4096), bytes.substr(4096, 4096));
+  EXPECT_EQ(*(*reader)->read(8192, 4096), bytes.substr(8192)) << "fewer bytes only at the end";
+  EXPECT_EQ(*(*reader)->read(10000, 10), "");
+}
+
+TEST_F(LocalStoreTest, OpensNothingForAMissingObjectASymlinkOrAnInvalidKey) {
+  EXPECT_EQ(store->open_reader(kOrder + "/result.mp3").error().code, StoreErrc::not_found);
+  fs::create_directories(root / kOrder);
+  fs::create_symlink(outside / "secret.txt", root / kOrder / "result.mp3");
+  EXPECT_EQ(store->open_reader(kOrder + "/result.mp3").error().code, StoreErrc::not_found);
+  EXPECT_EQ(store->open_reader("../outside/secret.txt").error().code, StoreErrc::invalid_key);
+}
+
 TEST_F(LocalStoreTest, StoresAnEmptyObject) {
   ASSERT_TRUE(store->put("empty.srt", ""));
   EXPECT_EQ(**store->stat("empty.srt"), 0u);

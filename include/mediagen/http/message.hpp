@@ -1,11 +1,14 @@
 #pragma once
 // The request and reply types domain handlers see; Beast stays inside src/http.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <boost/asio/awaitable.hpp>
 
 #include "mediagen/core/message.hpp"
 
@@ -32,6 +35,18 @@ class RequestView {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
+// A body too large to hold whole (a file): the server writes it piece by piece as the client
+// takes it, and never asks for it on a HEAD request.
+class BodySource {
+ public:
+  virtual ~BodySource() = default;
+  // Exactly how many bytes the pieces add up to: the Content-Length.
+  virtual std::uint64_t size() const = 0;
+  // The next piece, never empty while bytes are left; nullopt when they cannot be had (the
+  // source reports why). The head has gone out by then, so the server closes the connection.
+  virtual boost::asio::awaitable<std::optional<std::string>> next() = 0;
+};
+
 // What a handler returns on success: the envelope's data (already JSON) and its message.
 struct Reply {
   int status = 200;
@@ -41,6 +56,8 @@ struct Reply {
   bool bare = false;  // data_json is the whole body, without the envelope (probes, files)
   // The type of a bare body that is not JSON (a file); static text, as Response keeps a view.
   std::string_view content_type;
+  // With bare: the body comes from here instead of data_json.
+  std::unique_ptr<BodySource> body_source;
 };
 
 // What the server writes. Pipelines build it from a Reply or an ApiError.
@@ -48,6 +65,7 @@ struct Response {
   int status = 200;
   Headers headers;
   std::string body;
+  std::unique_ptr<BodySource> body_source;  // when set, the body instead of `body`
   std::string_view content_type = "application/json; charset=utf-8";
   bool close = false;
 };

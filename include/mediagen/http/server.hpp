@@ -24,6 +24,13 @@ struct ServerOptions {
   std::size_t header_limit_bytes = 8192;
   std::int64_t read_timeout_seconds = 10;
   std::int64_t idle_timeout_seconds = 60;
+  // A body written in pieces (a file) has no deadline as a whole: each write must move some
+  // bytes within read_timeout_seconds, and the whole body must be taken within
+  // stream_slack_seconds + size / stream_min_bytes_per_second. At 4 KiB/s (32 kbit/s, below any
+  // usable mobile link) that is far beyond an honest client's need (a 40 MB file: about 2.8
+  // hours), yet a client that takes a byte now and then cannot hold a connection for ever.
+  std::int64_t stream_min_bytes_per_second = 4096;
+  std::int64_t stream_slack_seconds = 60;
   // With one I/O thread a session needs no strand: its coroutine is the only thing touching it.
   bool single_threaded = true;
   // Upgrade requests it wants leave HTTP and are handed over (the WebSocket endpoint); may be null.

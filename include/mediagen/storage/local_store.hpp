@@ -26,6 +26,7 @@ class LocalStore final : public ObjectStore {
   StoreResult<void> put(std::string_view key, std::string_view bytes) override;
   StoreResult<std::optional<std::uint64_t>> stat(std::string_view key) override;
   StoreResult<std::string> read(std::string_view key, std::uint64_t offset, std::uint64_t length) override;
+  StoreResult<std::unique_ptr<ObjectReader>> open_reader(std::string_view key) override;
   StoreResult<bool> remove(std::string_view key) override;
   StoreResult<std::uint64_t> remove_prefix(std::string_view prefix) override;
 

@@ -6,6 +6,7 @@
 // never on an I/O thread. A refused key, a missing object and an I/O failure come back as a
 // StoreError value; nothing is thrown for them.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,17 @@ class StoreFailure : public std::runtime_error {
 
 [[noreturn]] void throw_exception_from_error(const StoreError& error, const boost::source_location& loc);
 
+// One object opened for reading in pieces (a download). It reads the object as it was when
+// opened, even once its key is replaced. Blocking like the store; one thread at a time.
+class ObjectReader {
+ public:
+  virtual ~ObjectReader() = default;
+  // The object's size when it was opened.
+  virtual std::uint64_t size() const = 0;
+  // Up to `length` bytes from `offset`; fewer only when the object ends first.
+  virtual StoreResult<std::string> read(std::uint64_t offset, std::uint64_t length) = 0;
+};
+
 class ObjectStore {
  public:
   virtual ~ObjectStore() = default;
@@ -76,6 +88,12 @@ class ObjectStore {
   // Up to `length` bytes from `offset`; fewer only when the object ends first.
   // not_found when there is no object under the key.
   virtual StoreResult<std::string> read(std::string_view key, std::uint64_t offset, std::uint64_t length) = 0;
+
+  // Opens the object for reading in pieces; not_found when there is no object under the key.
+  // The default reads by key on every call (a replacement of the same size between two pieces
+  // goes unseen): the local store keeps the open file instead, a remote store can pin the
+  // version it saw (S3: ranged GETs with If-Match on the ETag).
+  virtual StoreResult<std::unique_ptr<ObjectReader>> open_reader(std::string_view key);
 
   // Removes one object; false when there was none.
   virtual StoreResult<bool> remove(std::string_view key) = 0;

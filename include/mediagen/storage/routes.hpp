@@ -1,7 +1,9 @@
 #pragma once
 // HTTP of storage (spec 4.3):
 //   POST {prefix}/storage/url       orders.download; {path, download?} -> a signed, short-lived link
-//   GET  {prefix}/storage/download  no key: the link itself; serves the file with Range support
+//   GET  {prefix}/storage/download  no key: the link itself; serves the file with Range support,
+//                                   in pieces as the client reads (http::ServerOptions' stream
+//                                   limits); HEAD answers from the size alone
 // Decisions: a link past its expiry answers 410 Gone (a bad or tampered link 403, a file gone
 // by retention 404); several ranges in one Range header get the whole file with 200.
 #include <chrono>
@@ -37,6 +39,8 @@ struct StorageOptions {
   std::string public_url;  // how clients reach this server, e.g. "https://media.example.com"
   std::chrono::seconds link_ttl{std::chrono::minutes(15)};
   AuthorizePath authorize_path;
+  // Threads that read downloads from the store, piece by piece (no PostgreSQL connection).
+  int read_threads = 2;
 };
 
 // Throws std::invalid_argument when authorize_path is empty.
