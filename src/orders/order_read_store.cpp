@@ -108,6 +108,7 @@ Order order_from_row(const pqxx::row& r) {
   o.files_removed = r[16].as<bool>();
   o.created_at = from_micros(r[17]);
   o.updated_at = from_micros(r[18]);
+  if (!r[19].is_null()) o.failure_reason = known(order_failure_from_string(r[19].c_str()), "order failure reason");
   return o;
 }
 
