@@ -20,13 +20,13 @@ namespace {
 const db::Statement kOrder{"orders_read_one", "SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid"};
 
 // GET /orders/{order}: the order and its items in one statement and one snapshot (the order's
-// 19 columns, then the item's 20; no item: one row with NULL item columns). Ordered by item
+// 20 columns, then the item's 20; no item: one row with NULL item columns). Ordered by item
 // chunk_index, created_at, attempt_number and id (their positions in the select list).
 const db::Statement kOwnOrderWithItems{
     "orders_read_own_with_items",
     "SELECT o.*, i.* FROM (SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid AND user_id = $2) o"
     " LEFT JOIN LATERAL (SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE order_id = $1::uuid) i ON true"
-    " ORDER BY 23, 38, 26, 20"};
+    " ORDER BY 24, 39, 27, 21"};
 
 // The order_items_order index serves this scan and its order.
 const db::Statement kItems{"orders_read_items",

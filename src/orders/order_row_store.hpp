@@ -24,6 +24,7 @@ namespace mediagen::orders {
   " price_units, consumed_units, remaining_locked, result_path, result_size, duration_ms, "             \
   MG_MICROS("created_at") ", " MG_MICROS("updated_at")
 
+// kOwnOrderWithItems (order_read_store.cpp) orders by positions that count these.
 inline constexpr pqxx::row::size_type kOrderColumns = 20;
 inline constexpr pqxx::row::size_type kItemColumns = 20;
 
