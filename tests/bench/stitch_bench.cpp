@@ -6,15 +6,19 @@
 //
 // The chunks' files are hard links to one encoded chunk (the stitch reads each in full all the
 // same). The peak is the kernel's high-water mark (VmHWM), reset through /proc/self/clear_refs
-// after the chunk was made, so the encoder's buffers do not count.
+// after the chunk was made, so the encoder's buffers do not count. --whole measures instead what
+// the stitch did before it streamed: every chunk read into memory and joined with concat_mp3.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "mediagen/engines/audio_finish.hpp"
+#include "mediagen/engines/mp3_concat.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/local_store.hpp"
 #include "mediagen/workers/stitcher.hpp"
@@ -43,18 +47,41 @@ struct Options {
   int chunks = 200;
   int chunk_seconds = 330;
   std::string dir;
+  bool whole = false;
 };
 
 Options parse(int argc, char** argv) {
   Options o;
   o.dir = (std::filesystem::temp_directory_path() / "mg_stitch_bench").string();
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--chunks") o.chunks = std::atoi(argv[i + 1]);
-    if (flag == "--chunk-seconds") o.chunk_seconds = std::atoi(argv[i + 1]);
-    if (flag == "--dir") o.dir = argv[i + 1];
+    if (flag == "--whole") {
+      o.whole = true;
+      continue;
+    }
+    if (i + 1 == argc) break;
+    ++i;
+    if (flag == "--chunks") o.chunks = std::atoi(argv[i]);
+    if (flag == "--chunk-seconds") o.chunk_seconds = std::atoi(argv[i]);
+    if (flag == "--dir") o.dir = argv[i];
   }
   return o;
+}
+
+// The stitch as it was: every part in memory, joined in memory, written with one put.
+std::optional<workers::StitchFailure> stitch_whole(storage::ObjectStore& store, const orders::StitchInputs& in,
+                                                   orders::StitchedResult& result) {
+  std::vector<std::string> parts;
+  for (const auto& part : in.parts) {
+    const auto size = store.stat(part.result_path).value().value_or(0);
+    parts.push_back(store.read(part.result_path, 0, size).value());
+  }
+  std::vector<std::string_view> views(parts.begin(), parts.end());
+  auto joined = engines::concat_mp3(views);
+  if (!joined) return workers::StitchFailure{"concat_failed", joined.error().detail};
+  result.duration_ms = engines::mp3_duration_ms(*joined).value();
+  if (auto put = store.put(result.files[0], *joined); !put) return workers::StitchFailure{"storage_error", put.error().detail};
+  return std::nullopt;
 }
 
 int run(const Options& o) {
@@ -87,7 +114,7 @@ int run(const Options& o) {
   result.service_files = {orders::result_subtitles_key(order_id, "srt"), orders::result_subtitles_key(order_id, "vtt")};
   workers::Stitcher stitcher(*store);
   const auto start = std::chrono::steady_clock::now();
-  const auto failure = stitcher.write_result(in, result);
+  const auto failure = o.whole ? stitch_whole(*store, in, result) : stitcher.write_result(in, result);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (failure) return std::fprintf(stderr, "stitch: %s %s\n", std::string(failure->why).c_str(), failure->detail.c_str()), 1;
   const auto track = store->stat(result.files[0]).value().value_or(0);

@@ -9,6 +9,8 @@
 #
 # Environment (all optional):
 #   STITCH_BENCH_BIN  the program (default: build-bench/stitch_bench)
+#   STITCH_BENCH_WHOLE=1  also run the stitch as it was before it streamed (needs about 1.1 GB of
+#                     memory), for comparison
 #   STITCH_BENCH_DIR  where the chunks and the track are written (default: a temporary folder;
 #                     needs about 2 x 530 MB free for the large run)
 # Exit status: the program's, 2 on setup errors.
@@ -25,3 +27,7 @@ echo "== small order: 10 chunks"
 "$bin" --chunks 10 --chunk-seconds 330 --dir "$dir/small"
 echo "== maximum-size order: 200 chunks"
 "$bin" --chunks 200 --chunk-seconds 330 --dir "$dir/large"
+if [[ "${STITCH_BENCH_WHOLE:-0}" == 1 ]]; then
+  echo "== maximum-size order, the stitch before it streamed (all in memory)"
+  "$bin" --chunks 200 --chunk-seconds 330 --dir "$dir/whole" --whole
+fi
