@@ -82,47 +82,64 @@ std::int64_t samples_to_ms(std::int64_t samples, int sample_rate) {
   return (samples * 1000 + sample_rate / 2) / sample_rate;
 }
 
-// A checked stream: its totals and the channel mode all its frames share.
-struct Scanned {
-  Mp3Frames frames;
-  int channel_mode;
-};
-
-boost::system::result<Scanned, EngineFailure> scan(std::string_view stream) {
-  if (stream.empty()) return EngineFailure::technical("mp3: empty stream");
-  Mp3Frames out;
-  std::optional<FrameHeader> first;
-  for (std::size_t at = 0; at < stream.size();) {
-    const auto h = parse_header(stream.substr(at));
-    if (!h) return EngineFailure::technical("mp3: no MPEG Layer III frame header" + position(at));
-    const auto length = h->length();
-    if (length > stream.size() - at) {
-      return EngineFailure::technical("mp3: last frame cut short" + position(at) + " (" + std::to_string(length) +
-                                      " bytes, " + std::to_string(stream.size() - at) + " left)");
-    }
-    if (!first) {
-      if (carries_tag(stream.substr(0, length), *h)) return EngineFailure::technical("mp3: stream starts with a tag frame");
-      first = h;
-    } else if (h->sample_rate != first->sample_rate || h->channel_mode != first->channel_mode) {
-      return EngineFailure::technical("mp3: sample rate or channel mode changes" + position(at));
-    }
-    ++out.frames;
-    at += length;
-  }
-  out.sample_rate = first->sample_rate;
-  out.samples_per_frame = first->samples_per_frame();
-  out.channels = first->channels();
-  out.decoded_samples = out.frames * out.samples_per_frame;
-  out.duration_ms = samples_to_ms(out.decoded_samples, out.sample_rate);
-  return Scanned{out, first->channel_mode};
-}
-
 }  // namespace
 
+boost::system::result<std::size_t, EngineFailure> Mp3Joiner::take(std::string_view bytes) {
+  std::size_t at = 0;
+  while (bytes.size() - at >= 4) {
+    const auto h = parse_header(bytes.substr(at));
+    if (!h) return EngineFailure::technical("mp3: no MPEG Layer III frame header" + position(offset_ + at));
+    const auto length = h->length();
+    if (length > bytes.size() - at) break;  // the frame ends in a later piece
+    const StreamFormat format{h->sample_rate, h->channel_mode};
+    if (stream_.frames == 0) {
+      if (carries_tag(bytes.substr(at, length), *h)) return EngineFailure::technical("mp3: stream starts with a tag frame");
+      if (streams_ > 0 && format != format_) {
+        return EngineFailure::technical("sample rate or channel mode differs from stream 1");
+      }
+      format_ = format;
+      stream_.sample_rate = h->sample_rate;
+      stream_.samples_per_frame = h->samples_per_frame();
+      stream_.channels = h->channels();
+    } else if (format != format_) {
+      return EngineFailure::technical("mp3: sample rate or channel mode changes" + position(offset_ + at));
+    }
+    ++stream_.frames;
+    at += length;
+  }
+  offset_ += at;
+  return at;
+}
+
+boost::system::result<Mp3Frames, EngineFailure> Mp3Joiner::end_stream(std::string_view tail) {
+  if (offset_ == 0 && tail.empty()) return EngineFailure::technical("mp3: empty stream");
+  if (!tail.empty()) {
+    const auto h = parse_header(tail);
+    if (!h) return EngineFailure::technical("mp3: no MPEG Layer III frame header" + position(offset_));
+    return EngineFailure::technical("mp3: last frame cut short" + position(offset_) + " (" +
+                                    std::to_string(h->length()) + " bytes, " + std::to_string(tail.size()) + " left)");
+  }
+  Mp3Frames done = stream_;
+  done.decoded_samples = done.frames * done.samples_per_frame;
+  done.duration_ms = samples_to_ms(done.decoded_samples, done.sample_rate);
+  if (streams_ == 0) {
+    joined_ = done;
+  } else {
+    joined_.frames += done.frames;
+    joined_.decoded_samples += done.decoded_samples;
+    joined_.duration_ms = samples_to_ms(joined_.decoded_samples, joined_.sample_rate);
+  }
+  ++streams_;
+  stream_ = {};
+  offset_ = 0;
+  return done;
+}
+
 boost::system::result<Mp3Frames, EngineFailure> scan_mp3(std::string_view stream) {
-  auto scanned = scan(stream);
-  if (!scanned) return scanned.error();
-  return scanned->frames;
+  Mp3Joiner joiner;
+  auto taken = joiner.take(stream);
+  if (!taken) return taken.error();
+  return joiner.end_stream(stream.substr(*taken));
 }
 
 boost::system::result<std::int64_t, EngineFailure> mp3_duration_ms(std::string_view stream) {
@@ -133,19 +150,16 @@ boost::system::result<std::int64_t, EngineFailure> mp3_duration_ms(std::string_v
 
 boost::system::result<std::string, EngineFailure> concat_mp3(std::span<const std::string_view> streams) {
   if (streams.empty()) return EngineFailure::technical("mp3: no streams to join");
+  Mp3Joiner joiner;
   std::size_t total = 0;
-  std::optional<std::pair<int, int>> format;  // sample rate, channel mode of the first stream
   for (std::size_t i = 0; i < streams.size(); ++i) {
-    auto scanned = scan(streams[i]);
-    if (!scanned) {
-      return EngineFailure::technical("stream " + std::to_string(i + 1) + ": " + scanned.error().detail);
-    }
-    const std::pair this_format{scanned->frames.sample_rate, scanned->channel_mode};
-    if (!format) {
-      format = this_format;
-    } else if (this_format != *format) {
-      return EngineFailure::technical("stream " + std::to_string(i + 1) + ": sample rate or channel mode differs from stream 1");
-    }
+    const auto refused = [&](const EngineFailure& f) {
+      return EngineFailure::technical("stream " + std::to_string(i + 1) + ": " + f.detail);
+    };
+    auto taken = joiner.take(streams[i]);
+    if (!taken) return refused(taken.error());
+    auto ended = joiner.end_stream(streams[i].substr(*taken));
+    if (!ended) return refused(ended.error());
     total += streams[i].size();
   }
   std::string out;

@@ -36,6 +36,7 @@ realtime::Event order_event(const Order& order, std::int64_t seq) {
   if (is_terminal(order.status)) {
     out.key("result");
     write_order_result(out, order);
+    write_order_failure(out, order);
   }
   out.field("seq", seq);
   out.end_object();

@@ -34,6 +34,7 @@ void write_order(JsonWriter& out, const Order& order, const TimeZone& tz, WithIt
   out.key("result");
   write_order_result(out, order);
   optional_text(out, "retry_of", order.retry_of);
+  write_order_failure(out, order);
   out.field("created_at", std::string_view(tz.format(order.created_at)));
   out.field("updated_at", std::string_view(tz.format(order.updated_at)));
   if (with_items == WithItems::yes) {
@@ -53,6 +54,15 @@ void write_order_result(JsonWriter& out, const Order& order) {
     out.field("service_files", order.result_service_files);
     out.field("duration_ms", order.result_duration_ms);
     out.end_object();
+  }
+}
+
+void write_order_failure(JsonWriter& out, const Order& order) {
+  out.key("failure_reason");
+  if (order.failure_reason) {
+    out.value(to_string(*order.failure_reason));
+  } else {
+    out.null();
   }
 }
 

@@ -54,6 +54,13 @@ billing::Posted charge_item(db::Db& db, db::Tx& tx, const OrderAccounts& o, std:
   return billing::post(db, tx, t);
 }
 
+void refund_charge(db::Db& db, db::Tx& tx, const OrderAccounts& o, std::string_view item_id, Amounts a) {
+  auto t = transfer("charge_refund", std::string(item_id), o, item_id);
+  t.legs.push_back({Account::platform(AccountKind::quota_spent, o.tokens), Account::quota(o.user, o.tokens), a.quota_tokens});
+  t.legs.push_back({Account::platform(AccountKind::revenue, o.money), Account::wallet(o.user, o.money), a.minor});
+  billing::post(db, tx, t);
+}
+
 void refund_item(db::Db& db, db::Tx& tx, const OrderAccounts& o, std::string_view item_id, Amounts a) {
   auto t = transfer("item_refund", std::string(item_id), o, item_id);
   order_to_user(t, o, a);

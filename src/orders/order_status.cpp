@@ -10,6 +10,7 @@ namespace {
 constexpr std::array<std::string_view, 9> kOrderStatuses{
     "created", "pending",   "in_progress", "completed",          "result_delivered",
     "failed",  "compensated", "cancelled", "partially_completed"};
+constexpr std::array<std::string_view, 1> kOrderFailures{"stitch_failed"};
 constexpr std::array<std::string_view, 5> kItemStatuses{"pending", "processing", "completed", "failed",
                                                         "policy_flagged"};
 
@@ -53,6 +54,17 @@ std::string_view to_string(ItemStatus status) noexcept { return kItemStatuses[st
 
 std::optional<ItemStatus> item_status_from_string(std::string_view name) noexcept {
   return detail::enum_from_name<ItemStatus>(kItemStatuses, name);
+}
+
+std::string_view to_string(OrderFailure reason) noexcept { return kOrderFailures[static_cast<std::size_t>(reason)]; }
+
+std::optional<OrderFailure> order_failure_from_string(std::string_view name) noexcept {
+  return detail::enum_from_name<OrderFailure>(kOrderFailures, name);
+}
+
+OrderStatus after_stitch_gave_up(OrderStatus current) noexcept {
+  if (current == OrderStatus::completed || current == OrderStatus::result_delivered) return current;
+  return can_move(current, OrderStatus::failed, Trigger::stitch_failed) ? OrderStatus::failed : current;
 }
 
 bool can_move(OrderStatus from, OrderStatus to, std::optional<Trigger> trigger) noexcept {

@@ -1,5 +1,6 @@
-// The queue side of the work queue: claiming, leases, requeueing, handing out stitches.
-// Completion, failure and settling are in work_settle_store.cpp.
+// The queue side of the work queue: claiming, leases, requeueing, the stitch's inputs.
+// Completion, failure and settling are in work_settle_store.cpp; stitch hand-outs and failures in
+// work_stitch_store.cpp.
 #include "mediagen/orders/work_queue.hpp"
 
 #include <set>
@@ -48,21 +49,6 @@ const db::Statement kReleaseOwn{
     "  claims = GREATEST(claims - 1, 0), updated_at = now()"
     " WHERE lease_token = ANY($1::uuid[]) AND status = 'processing'"
     " RETURNING id::text, order_id::text"};
-
-// A stitch lease left on an order that can no longer complete would be handed out forever.
-const db::Statement kDropDeadStitches{
-    "work_drop_dead_stitches",
-    "UPDATE orders SET stitch_token = NULL, stitch_until = NULL"
-    " WHERE stitch_until < now() AND status IN ('failed', 'compensated', 'cancelled')"};
-
-// SKIP LOCKED and a fresh token: of several sweepers only one takes each stitch.
-const db::Statement kTakeExpiredStitches{
-    "work_take_expired_stitches",
-    "UPDATE orders o SET stitch_token = gen_random_uuid(),"
-    "  stitch_until = now() + $1::bigint * interval '1 millisecond'"
-    " FROM (SELECT id FROM orders WHERE stitch_until < now() ORDER BY stitch_until LIMIT $2"
-    "       FOR UPDATE SKIP LOCKED) due"
-    " WHERE o.id = due.id RETURNING o.id::text, o.stitch_token::text"};
 
 const db::Statement kPositionCount{
     "work_position_count", "SELECT count(*) FROM order_items WHERE order_id = $1::uuid AND item_type = 'chunk'"};
@@ -173,17 +159,6 @@ int WorkQueue::release_own(std::span<const std::string> lease_tokens, std::vecto
     if (!rows.empty()) after_requeue(db_, tx, orders, made);
     if (changes) changes->insert(changes->end(), made.begin(), made.end());
     return static_cast<int>(rows.size());
-  });
-}
-
-std::vector<StitchJob> WorkQueue::expired_stitches(int batch) {
-  return db::transact(db_, [&](db::Tx& tx) {
-    db_.exec(tx, kDropDeadStitches);
-    std::vector<StitchJob> jobs;
-    for (const auto& row : db_.exec(tx, kTakeExpiredStitches, millis(options_.stitch_lease), batch)) {
-      jobs.push_back({row[0].as<std::string>(), row[1].as<std::string>()});
-    }
-    return jobs;
   });
 }
 

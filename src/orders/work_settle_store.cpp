@@ -52,19 +52,15 @@ const db::Statement kOrderFailed{
 const db::Statement kOrderStartStitch{
     "work_order_start_stitch",
     "UPDATE orders SET stitch_token = $2::uuid, stitch_until = now() + $3::bigint * interval '1 millisecond',"
-    "  updated_at = now() WHERE id = $1::uuid"};
-
-// Item rows before the order row, as everywhere: the release below clears their locks.
-const db::Statement kLockLockedItems{
-    "work_lock_locked_items",
-    "SELECT id FROM order_items WHERE order_id = $1::uuid AND remaining_locked <> 0 ORDER BY id FOR UPDATE"};
+    "  stitch_attempts = 1, updated_at = now() WHERE id = $1::uuid"};
 
 // Fenced by the stitch token; an order cancelled, failed or compensated meanwhile stays so.
 const db::Statement kFinishStitch{
     "work_finish_stitch",
     "UPDATE orders o SET status = CASE WHEN prev.status = 'result_delivered' THEN 'result_delivered' ELSE 'completed' END,"
     "  result_files = $3::jsonb, result_service_files = $4::jsonb, result_duration_ms = $5,"
-    "  stitch_token = NULL, stitch_until = NULL, terminal_at = COALESCE(o.terminal_at, now()), updated_at = now()"
+    "  stitch_token = NULL, stitch_until = NULL, stitch_attempts = 0, stitched_at = now(), failure_reason = NULL,"
+    "  terminal_at = COALESCE(o.terminal_at, now()), updated_at = now()"
     " FROM (SELECT id, status FROM orders WHERE id = $1::uuid FOR UPDATE) prev"
     " WHERE o.id = prev.id AND o.stitch_token = $2::uuid AND prev.status NOT IN ('failed', 'compensated', 'cancelled')"
     " RETURNING o.user_id, o.asset_id, o.status, (SELECT id FROM currency_assets WHERE kind = 'tokens')"};
@@ -176,7 +172,7 @@ Settled WorkQueue::fail(std::string_view item_id, std::string_view token, Failur
 bool WorkQueue::finish_stitch(const StitchJob& job, const StitchedResult& result, std::vector<OrderChange>* changes) {
   if (!is_uuid(job.order_id) || !is_uuid(job.token)) return false;
   return db::transact(db_, [&](db::Tx& tx) {
-    db_.exec(tx, kLockLockedItems, job.order_id);
+    db_.exec(tx, detail::kLockLockedItems, job.order_id);
     auto rows = db_.exec(tx, kFinishStitch, job.order_id, job.token, json_array(result.files),
                          json_array(result.service_files), result.duration_ms);
     if (rows.empty()) return false;

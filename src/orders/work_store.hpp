@@ -38,6 +38,11 @@ inline const db::Statement kOrdersBackToPending{
     "  AND NOT EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = o.id AND i.status IN ('processing', 'completed'))"
     " RETURNING o.id::text"};
 
+// Item rows before the order row, as everywhere: a release clears their locks.
+inline const db::Statement kLockLockedItems{
+    "work_lock_locked_items",
+    "SELECT id FROM order_items WHERE order_id = $1::uuid AND remaining_locked <> 0 ORDER BY id FOR UPDATE"};
+
 // Item -> failed/policy_flagged under the lease token (and, for the sweeper, only while the lease
 // is expired), surcharge returned, order settled. applied=false when the fence did not hold.
 Settled fail_item(db::Db& db, db::Tx& tx, std::string_view item_id, std::string_view token, FailureKind kind,

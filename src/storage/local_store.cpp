@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -162,6 +163,60 @@ int write_all(int fd, std::string_view bytes) {
   return 0;
 }
 
+// The temporary sibling of one key, renamed over the key's name on commit; unlinked when the
+// writer ends any other way, so a failed or abandoned write leaves no file behind.
+class LocalWriter final : public ObjectWriter {
+ public:
+  LocalWriter(std::string key, Fd dir, Fd file, std::string temp)
+      : key_(std::move(key)), base_(key_basename(key_)), dir_(std::move(dir)), file_(std::move(file)),
+        temp_(std::move(temp)) {}
+  LocalWriter(const LocalWriter&) = delete;
+  LocalWriter& operator=(const LocalWriter&) = delete;
+  ~LocalWriter() override {
+    if (!committed_) abandon();
+  }
+
+  StoreResult<void> write(std::string_view bytes) override {
+    if (file_.get() < 0) return StoreError::io("write", key_, EBADF);
+    if (int err = write_all(file_.get(), bytes)) return fail("write", err);
+    written_ += bytes.size();
+    return {};
+  }
+
+  StoreResult<void> commit() override {
+    if (file_.get() < 0) return StoreError::io("commit", key_, EBADF);
+    if (::fsync(file_.get()) != 0) return fail("fsync", errno);
+    if (int err = file_.close()) return fail("close", err);
+    // rename replaces the final name as a whole; a symlink planted there is replaced, not followed.
+    if (::renameat(dir_.get(), temp_.c_str(), dir_.get(), base_.c_str()) != 0) return fail("rename", errno);
+    committed_ = true;
+    // The rename itself must reach the disk before the caller records the key as written.
+    if (::fsync(dir_.get()) != 0) return StoreError::io("fsync folder", key_, errno);
+    return {};
+  }
+
+  std::uint64_t written() const override { return written_; }
+
+ private:
+  StoreError fail(std::string_view operation, int err) {
+    abandon();
+    return StoreError::io(operation, key_, err);
+  }
+  void abandon() {
+    if (file_.get() >= 0) file_.close();
+    if (!temp_.empty()) ::unlinkat(dir_.get(), temp_.c_str(), 0);
+    temp_.clear();
+  }
+
+  std::string key_;
+  std::string base_;
+  Fd dir_;
+  Fd file_;
+  std::string temp_;
+  std::uint64_t written_ = 0;
+  bool committed_ = false;
+};
+
 // Removes what is inside `dir` (owned), depth first, never following a symlink: a link is
 // removed as a name. Counts removed regular files. Entries that vanish meanwhile are skipped.
 StoreResult<std::uint64_t> clear_tree(Fd dir, std::string_view prefix, int depth) {
@@ -227,32 +282,28 @@ StoreResult<LocalStore> LocalStore::open(std::string root) {
   return LocalStore(std::move(root));
 }
 
-StoreResult<void> LocalStore::put(std::string_view key, std::string_view bytes) {
+StoreResult<std::unique_ptr<ObjectWriter>> LocalStore::open_writer(std::string_view key) {
   if (!is_valid_key(key)) return StoreError::invalid_key(key);
   auto parent = open_parent(root_, key, true);
   if (!parent) return parent.error();
-  const int dir = parent->get();
   const std::string base(key_basename(key));
   // '~' is outside the key alphabet: the temporary name can never be a key.
   const std::string random = crypto::random_bytes(8);
-  const std::string temp = ".tmp~" + base + "~" +
-                           crypto::to_hex(std::span(reinterpret_cast<const std::uint8_t*>(random.data()), random.size()));
-
-  Fd file(retry_eintr(
-      [&] { return ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644); }));
+  std::string temp = ".tmp~" + base + "~" +
+                     crypto::to_hex(std::span(reinterpret_cast<const std::uint8_t*>(random.data()), random.size()));
+  Fd file(retry_eintr([&] {
+    return ::openat(parent->get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  }));
   if (file.get() < 0) return StoreError::io("create", key, errno);
-  auto fail = [&](std::string_view operation, int err) -> StoreResult<void> {
-    ::unlinkat(dir, temp.c_str(), 0);
-    return StoreError::io(operation, key, err);
-  };
-  if (int err = write_all(file.get(), bytes)) return fail("write", err);
-  if (::fsync(file.get()) != 0) return fail("fsync", errno);
-  if (int err = file.close()) return fail("close", err);
-  // rename replaces the final name as a whole; a symlink planted there is replaced, not followed.
-  if (::renameat(dir, temp.c_str(), dir, base.c_str()) != 0) return fail("rename", errno);
-  // The rename itself must reach the disk before the caller records the key as written.
-  if (::fsync(dir) != 0) return StoreError::io("fsync folder", key, errno);
-  return {};
+  return std::unique_ptr<ObjectWriter>(
+      std::make_unique<LocalWriter>(std::string(key), std::move(*parent), std::move(file), std::move(temp)));
+}
+
+StoreResult<void> LocalStore::put(std::string_view key, std::string_view bytes) {
+  auto writer = open_writer(key);
+  if (!writer) return writer.error();
+  if (auto written = (*writer)->write(bytes); !written) return written.error();
+  return (*writer)->commit();
 }
 
 StoreResult<std::optional<std::uint64_t>> LocalStore::stat(std::string_view key) {

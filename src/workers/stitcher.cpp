@@ -10,17 +10,110 @@
 namespace mediagen::workers {
 namespace {
 
-std::optional<std::string> load(storage::ObjectStore& store, const std::string& key) {
+// What one read of a chunk's file asks for: the stitch holds this, one frame's tail and the
+// store's own buffers, whatever the size of the order.
+constexpr std::uint64_t kPieceBytes = 256 * 1024;
+
+using Failure = StitchFailure;
+
+using Writer = std::unique_ptr<storage::ObjectWriter>;
+
+// Streams one chunk's file into the track through the joiner, in bounded pieces. The chunk's
+// frames as the stream has them (its length is what a player plays, not the stored figure).
+boost::system::result<engines::Mp3Frames, Failure> append_part(storage::ObjectStore& store, const std::string& key,
+                                                               engines::Mp3Joiner& joiner, storage::ObjectWriter& out) {
   auto size = store.stat(key);
-  if (!size || !size.value()) return std::nullopt;
-  auto bytes = store.read(key, 0, *size.value());
-  if (!bytes) return std::nullopt;
-  return std::move(bytes.value());
+  if (!size) return Failure{"chunk_audio_unreadable", size.error().detail};
+  if (!size.value()) return Failure{"chunk_audio_unreadable", "no object: " + key};
+  const auto invalid = [&](const engines::EngineFailure& f) {
+    return Failure{"chunk_audio_invalid", key + ": " + f.detail};
+  };
+  std::string buffer;  // the joiner's unaccepted tail (under a frame), then the next piece
+  for (std::uint64_t offset = 0; offset < *size.value();) {
+    auto piece = store.read(key, offset, kPieceBytes);
+    if (!piece) return Failure{"chunk_audio_unreadable", piece.error().detail};
+    if (piece->empty()) break;  // cut short since the stat: end_stream says how
+    offset += piece->size();
+    buffer.append(*piece);
+    auto taken = joiner.take(buffer);
+    if (!taken) return invalid(taken.error());
+    if (auto written = out.write(std::string_view(buffer).substr(0, *taken)); !written) {
+      return Failure{"storage_error", written.error().detail};
+    }
+    buffer.erase(0, *taken);
+  }
+  auto ended = joiner.end_stream(buffer);
+  if (!ended) return invalid(ended.error());
+  return *ended;
 }
 
-StitchOutcome give_up(const orders::StitchJob& job, std::string_view why, std::string_view detail) {
-  log::error("stitch failed", {{"order_id", job.order_id}, {"reason", why}, {"detail", detail}});
-  return StitchOutcome::failed;
+Writer open(storage::ObjectStore& store, const std::string& key, std::optional<Failure>& failure) {
+  auto writer = store.open_writer(key);
+  if (writer) return std::move(*writer);
+  failure = Failure{"storage_error", writer.error().detail};
+  return nullptr;
+}
+
+std::optional<Failure> write(storage::ObjectWriter& out, std::string_view bytes) {
+  if (auto written = out.write(bytes); !written) return Failure{"storage_error", written.error().detail};
+  return std::nullopt;
+}
+
+// The track, then its subtitles, each written to its writer; nothing is visible before the
+// writers commit. Fills the result's duration.
+std::optional<Failure> write_files(storage::ObjectStore& store, const orders::StitchInputs& in,
+                                   std::span<const Writer> out, orders::StitchedResult& result) {
+  engines::Mp3Joiner joiner;
+  std::vector<std::vector<engines::WordTiming>> words;
+  std::vector<engines::TimedText> timed;
+  words.reserve(in.parts.size());
+  timed.reserve(in.parts.size());
+  std::int64_t offset_ms = 0;
+  for (const auto& part : in.parts) {
+    auto frames = append_part(store, part.result_path, joiner, *out[0]);
+    if (!frames) return frames.error();
+    // Timings that do not parse cost the chunk its subtitles' precision, not the order's result:
+    // the subtitle writer spreads an untimed chunk's text over its duration.
+    words.push_back(detail::timings_from_json(part.timings_json).value_or(std::vector<engines::WordTiming>{}));
+    const std::string_view text = part.text ? std::string_view(*part.text) : std::string_view();
+    timed.push_back({text, words.back(), offset_ms, frames->duration_ms});
+    offset_ms += frames->duration_ms;
+  }
+  result.duration_ms = joiner.joined().duration_ms;
+  if (auto failed = write(*out[1], engines::render_srt(timed))) return failed;
+  return write(*out[2], engines::render_webvtt(timed));
+}
+
+}  // namespace
+
+std::optional<StitchFailure> Stitcher::write_result(const orders::StitchInputs& in, orders::StitchedResult& result) {
+  storage::ObjectStore& store = store_;
+  std::optional<Failure> failure;
+  std::vector<Writer> out;
+  for (const auto& key : {result.files[0], result.service_files[0], result.service_files[1]}) {
+    out.push_back(open(store, key, failure));
+    if (failure) return failure;
+  }
+  if (auto failed = write_files(store, in, out, result)) return failed;
+  for (auto& writer : out) {
+    if (auto committed = writer->commit(); !committed) return Failure{"storage_error", committed.error().detail};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+StitchOutcome failed(orders::WorkQueue& queue, const orders::StitchJob& job, const Failure& failure,
+                     std::vector<orders::OrderChange>* changes) {
+  log::error("stitch failed", {{"order_id", job.order_id}, {"reason", failure.why}, {"detail", failure.detail}});
+  switch (queue.fail_stitch(job, changes)) {
+    case orders::StitchFailed::lost: return StitchOutcome::lost;
+    case orders::StitchFailed::retry: return StitchOutcome::retry;
+    case orders::StitchFailed::gave_up:
+      log::warn("stitch gave up", {{"order_id", job.order_id}, {"attempts", orders::kMaxStitchAttempts}});
+      return StitchOutcome::gave_up;
+  }
+  return StitchOutcome::retry;
 }
 
 }  // namespace
@@ -28,53 +121,15 @@ StitchOutcome give_up(const orders::StitchJob& job, std::string_view why, std::s
 StitchOutcome Stitcher::stitch(orders::WorkQueue& queue, const orders::StitchJob& job, std::vector<orders::OrderChange>* changes) {
   const orders::StitchInputs in = queue.stitch_inputs(job.order_id);
   if (in.positions == 0 || static_cast<int>(in.parts.size()) != in.positions) {
-    return give_up(job, "positions_without_audio", std::to_string(in.parts.size()) + "/" + std::to_string(in.positions));
+    return failed(queue, job,
+                  {"positions_without_audio", std::to_string(in.parts.size()) + "/" + std::to_string(in.positions)},
+                  changes);
   }
-
-  std::vector<std::string> streams;
-  std::vector<std::vector<engines::WordTiming>> words;
-  streams.reserve(in.parts.size());
-  words.reserve(in.parts.size());
-  for (const auto& part : in.parts) {
-    auto mp3 = load(store_, part.result_path);
-    if (!mp3) return give_up(job, "chunk_audio_unreadable", part.result_path);
-    streams.push_back(std::move(*mp3));
-    // Timings that do not parse cost the chunk its subtitles' precision, not the order's result:
-    // the subtitle writer spreads an untimed chunk's text over its duration.
-    words.push_back(detail::timings_from_json(part.timings_json).value_or(std::vector<engines::WordTiming>{}));
-  }
-
-  std::vector<engines::TimedText> timed;
-  timed.reserve(in.parts.size());
-  std::int64_t offset_ms = 0;
-  for (std::size_t i = 0; i < in.parts.size(); ++i) {
-    // The stream's own length, not the stored one: the cues must follow what a player plays.
-    auto duration = engines::mp3_duration_ms(streams[i]);
-    if (!duration) return give_up(job, "chunk_audio_invalid", duration.error().detail);
-    const std::string_view text = in.parts[i].text ? std::string_view(*in.parts[i].text) : std::string_view();
-    timed.push_back({text, words[i], offset_ms, *duration});
-    offset_ms += *duration;
-  }
-
-  std::vector<std::string_view> views(streams.begin(), streams.end());
-  auto joined = engines::concat_mp3(views);
-  if (!joined) return give_up(job, "concat_failed", joined.error().detail);
-  auto total = engines::mp3_duration_ms(*joined);
-  if (!total) return give_up(job, "concat_failed", total.error().detail);
-
   orders::StitchedResult result;
   result.files = {orders::result_audio_key(job.order_id)};
   result.service_files = {orders::result_subtitles_key(job.order_id, "srt"),
                           orders::result_subtitles_key(job.order_id, "vtt")};
-  result.duration_ms = *total;
-  const std::string srt = engines::render_srt(timed);
-  const std::string vtt = engines::render_webvtt(timed);
-  for (const auto& [key, bytes] : {std::pair<const std::string&, const std::string&>{result.files[0], *joined},
-                                   {result.service_files[0], srt},
-                                   {result.service_files[1], vtt}}) {
-    auto put = store_.put(key, bytes);
-    if (!put) return give_up(job, "storage_error", put.error().detail);
-  }
+  if (auto failure = write_result(in, result)) return failed(queue, job, *failure, changes);
 
   if (!queue.finish_stitch(job, result, changes)) {
     log::info("stitch superseded", {{"order_id", job.order_id}});

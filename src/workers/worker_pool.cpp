@@ -103,7 +103,9 @@ namespace {
 
 using State = detail::PoolState;
 
-orders::QueueOptions queue_options(const WorkerPoolOptions& o) { return {.stitch_lease = o.stitch_lease}; }
+orders::QueueOptions queue_options(const WorkerPoolOptions& o) {
+  return {.stitch_lease = o.stitch_lease, .stitch_retry_delay = o.stitch_retry_delay};
+}
 
 // The safety net for a wake-up lost on its way: idle workers look at the queue every
 // wake_interval whatever happened.
@@ -164,7 +166,7 @@ void run_stitch(State& s, Stitcher& stitcher, orders::WorkQueue& queue, const or
     stitcher.stitch(queue, job, &changes);
     s.publish(changes);
   } catch (...) {
-    // The stitch lease runs out and the order's stitch is taken up again.
+    // The stitch lease runs out and the sweeper hands the stitch out again (counted as an attempt).
     report_contained(&s.counters, Boundary::job, std::current_exception(), {{"order_id", job.order_id}});
   }
 }
@@ -255,7 +257,10 @@ void sweeper_loop(State& s) {
       if (swept.requeued > 0 || swept.failed > 0) {
         log::info("expired leases", {{"requeued", swept.requeued}, {"failed_chunks", swept.failed}});
       }
-      for (const auto& job : queue.expired_stitches()) run_stitch(s, stitcher, queue, job);
+      std::vector<orders::OrderChange> gave_up;
+      const auto jobs = queue.expired_stitches(20, &gave_up);
+      s.publish(gave_up);
+      for (const auto& job : jobs) run_stitch(s, stitcher, queue, job);
       const auto cleaned = janitor.run_once();
       s.publish(cleaned.changes);
       if (cleaned.files_removed > 0 || cleaned.compensated > 0) {

@@ -75,7 +75,7 @@ class RealtimeCase(OrderFixtures, E2ETestCase):
             self.assertEqual(data["order_id"], order["id"])
             if e["event"].lstrip(".") == "order.updated":
                 terminal = data["status"] in TERMINAL_ORDER_STATUSES
-                self.assertEqual(set(data), ORDER_KEYS | ({"result"} if terminal else set()), data)
+                self.assertEqual(set(data), ORDER_KEYS | ({"result", "failure_reason"} if terminal else set()), data)
                 self.assertEqual(data["task_type"], order["task_type"])
                 self.assertRegex(data["updated_at"], ISO_RE)
             else:

@@ -5,8 +5,12 @@
 //   - a join succeeds exactly when every stream scans and all share the first one's sample rate
 //     and channel count; its output is the streams' bytes in order, and it scans again to the
 //     sum of the frames at the same sample rate;
-//   - mp3_duration_ms agrees with the scan.
+//   - mp3_duration_ms agrees with the scan;
+//   - the joiner fed in pieces (1 + size % 97 bytes, the stitcher's way: the unaccepted tail kept
+//     and handed back in front of the next piece) accepts exactly what the whole join does, keeps
+//     less than a frame, and totals the same.
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +24,29 @@ using namespace mediagen::engines;
 using mediagen::fuzz::Bytes;
 
 constexpr std::size_t kMaxStreams = 3;
+
+// The streams through one Mp3Joiner in pieces; nullopt when it refuses them.
+std::optional<std::string> joined_in_pieces(std::span<const std::string_view> streams, std::size_t piece) {
+  Mp3Joiner joiner;
+  std::string out;
+  std::int64_t samples = 0;
+  for (const auto stream : streams) {
+    std::string tail;
+    for (std::size_t at = 0; at < stream.size(); at += piece) {
+      tail.append(stream.substr(at, piece));
+      const auto taken = joiner.take(tail);
+      if (!taken) return std::nullopt;
+      out.append(tail, 0, *taken);
+      tail.erase(0, *taken);
+      FUZZ_CHECK(tail.size() < Mp3Joiner::kMaxFrameBytes + piece);
+    }
+    const auto ended = joiner.end_stream(tail);
+    if (!ended) return std::nullopt;
+    samples += ended->decoded_samples;
+  }
+  FUZZ_CHECK(joiner.joined().decoded_samples == samples);
+  return out;
+}
 
 }  // namespace
 
@@ -63,6 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // then refused although the counts agree, so only the other direction is exact.
   if (joined) FUZZ_CHECK(all_scan && same_format);
   if (!all_scan || !same_format) FUZZ_CHECK(!joined);
+  FUZZ_CHECK(joined_in_pieces(std::span<const std::string_view>(streams.data(), count), 1 + size % 97) ==
+             (joined ? std::optional<std::string>(*joined) : std::nullopt));
   if (!joined) return 0;
   std::string expected;
   for (std::size_t i = 0; i < count; ++i) expected.append(streams[i]);

@@ -127,3 +127,28 @@ WHERE o.status IN ('completed', 'result_delivered')
 -- I17 no abandoned leases once the sweeper has run (the longest lease of the tests plus a sweep)
 SELECT id, locked_until FROM order_items
 WHERE status = 'processing' AND (locked_until IS NULL OR locked_until < now() - interval '30 seconds');
+
+-- I18 a returned charge (charge_refund) returns exactly one record's charge, only when its order's stitch gave up, and an order failed that way keeps none of its charges
+SELECT t.reference AS item, 'returned without a charge or a stitch that gave up' AS what
+FROM ledger_txns t
+LEFT JOIN ledger_txns c ON c.kind = 'chunk_charge' AND c.reference = t.reference
+LEFT JOIN order_items i ON i.id::text = t.reference
+LEFT JOIN orders o ON o.id = i.order_id
+WHERE t.kind = 'charge_refund' AND (c.id IS NULL OR o.failure_reason IS DISTINCT FROM 'stitch_failed')
+UNION ALL
+SELECT t.reference, 'returned amounts differ from the charge'
+FROM ledger_txns t
+JOIN ledger_txns c ON c.kind = 'chunk_charge' AND c.reference = t.reference
+JOIN ledger_entries e ON e.txn_id = t.id AND e.amount > 0
+JOIN ledger_accounts a ON a.id = e.account_id
+JOIN order_items i ON i.id::text = t.reference
+WHERE t.kind = 'charge_refund'
+GROUP BY t.reference, i.payg_minor, i.surcharge_minor, i.quota_tokens, i.surcharge_quota_tokens
+HAVING coalesce(sum(e.amount) FILTER (WHERE a.kind = 'wallet'), 0) <> i.payg_minor + i.surcharge_minor
+    OR coalesce(sum(e.amount) FILTER (WHERE a.kind = 'quota'), 0) <> i.quota_tokens + i.surcharge_quota_tokens
+UNION ALL
+SELECT i.id::text, 'charge kept by an order whose stitch gave up'
+FROM orders o JOIN order_items i ON i.order_id = o.id
+JOIN ledger_txns c ON c.kind = 'chunk_charge' AND c.reference = i.id::text
+WHERE o.status = 'failed' AND o.failure_reason = 'stitch_failed'
+  AND NOT EXISTS (SELECT 1 FROM ledger_txns r WHERE r.kind = 'charge_refund' AND r.reference = c.reference);

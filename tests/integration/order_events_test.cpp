@@ -301,6 +301,7 @@ TEST_F(OrderEventsTest, ResultIsSentOnlyOnceTheStatusIsTerminalAndEqualsTheRestR
   const json completed = data_of(events[1]);
   auto with_result = kOrderKeys;
   with_result.insert("result");
+  with_result.insert("failure_reason");
   EXPECT_EQ(keys_of(completed), with_result) << completed;
   EXPECT_EQ(completed["status"], "completed");
   EXPECT_EQ(completed["result"], rest_order(done)["result"]);
@@ -312,6 +313,20 @@ TEST_F(OrderEventsTest, ResultIsSentOnlyOnceTheStatusIsTerminalAndEqualsTheRestR
   EXPECT_EQ(keys_of(nothing), with_result) << nothing;
   EXPECT_TRUE(nothing["result"].is_null());
   EXPECT_EQ(nothing["result"], rest_order(cancelled)["result"]);
+  EXPECT_TRUE(nothing["failure_reason"].is_null());
+}
+
+TEST_F(OrderEventsTest, AnOrderWhoseStitchGaveUpSaysWhyInItsEventAndOnRest) {
+  const std::string id = order("tts", "failed");
+  set_order(id, "failure_reason = 'stitch_failed'");
+  publisher->changed(order_change(id));
+  const auto events = broadcaster.wait_for(1);
+  ASSERT_EQ(events.size(), 1u);
+  const json failed = data_of(events[0]);
+  EXPECT_EQ(failed["status"], "failed");
+  EXPECT_EQ(failed["failure_reason"], "stitch_failed");
+  EXPECT_EQ(failed["failure_reason"], rest_order(id)["failure_reason"]);
+  EXPECT_TRUE(failed["result"].is_null());
 }
 
 TEST_F(OrderEventsTest, SnapshotCarriesTheCurrentSeqWithoutABump) {

@@ -20,6 +20,9 @@ using namespace std::chrono_literals;
 class FullDisk final : public storage::ObjectStore {
  public:
   explicit FullDisk(storage::ObjectStore& inner) : inner_(inner) {}
+  storage::StoreResult<std::unique_ptr<storage::ObjectWriter>> open_writer(std::string_view key) override {
+    return storage::StoreError::io("create", key, 28);
+  }
   storage::StoreResult<void> put(std::string_view key, std::string_view) override {
     return storage::StoreError::io("put", key, 28);
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "mediagen/engines/audio_finish.hpp"
+#include "mediagen/engines/mp3_concat.hpp"
 #include "mediagen/workers/stitcher.hpp"
 #include "mediagen/db/pg.hpp"
 #include "unit/engines/mp3_decode.hpp"
@@ -82,7 +83,7 @@ TEST_F(WorkersStitchTest, AMissingChunkFileLeavesTheOrderForTheNextStitcher) {
   const auto settled = queue->complete(c->item_id, c->lease_token, {"orders/" + order.id + "/items/x.mp3", 1, 1, "[]"});
   ASSERT_TRUE(settled.stitch);
   workers::Stitcher stitcher(*store);
-  EXPECT_EQ(stitcher.stitch(*queue, *settled.stitch), workers::StitchOutcome::failed);
+  EXPECT_EQ(stitcher.stitch(*queue, *settled.stitch), workers::StitchOutcome::retry);
   EXPECT_EQ(order_status(order.id), "in_progress");
   EXPECT_EQ(value("SELECT stitch_token::text FROM orders WHERE id = '" + order.id + "'"), settled.stitch->token);
   // The file arrives (say the store was briefly unreachable); the stitch lease runs out; redone.
@@ -92,6 +93,55 @@ TEST_F(WorkersStitchTest, AMissingChunkFileLeavesTheOrderForTheNextStitcher) {
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(stitcher.stitch(*queue, jobs[0]), workers::StitchOutcome::completed);
   EXPECT_EQ(order_status(order.id), "completed");
+}
+
+// Many chunks, one of them longer than a read piece (so frames straddle the pieces): the track
+// is exactly the chunks' frames, its recorded length theirs, and it decodes to their samples.
+TEST_F(WorkersStitchTest, AManyChunkOrderStreamsIntoATrackThatDecodesToTheSumOfItsChunks) {
+  constexpr int kChunks = 120;
+  std::vector<std::string> texts(kChunks, "Part.");
+  const auto order = make_order({.texts = texts});
+  std::vector<std::string> mp3s;
+  for (int ms : {260, 410, 530, 700, 40'000}) {
+    engines::SpeechPcm pcm;
+    pcm.sample_rate = 22050;
+    pcm.samples.assign(static_cast<std::size_t>(22050LL * ms / 1000), 2500);
+    mp3s.push_back(engines::finish_chunk(std::move(pcm)).value().mp3);
+  }
+  std::int64_t samples = 0, bytes = 0, sum_ms = 0;
+  std::optional<orders::StitchJob> job;
+  for (int i = 0; i < kChunks; ++i) {
+    auto c = queue->claim(30s);
+    ASSERT_TRUE(c);
+    // The long one sits in the middle, between short ones.
+    const auto& mp3 = c->chunk_index == kChunks / 2 ? mp3s.back() : mp3s[static_cast<std::size_t>(c->chunk_index) % 4];
+    const std::string key = "orders/" + order.id + "/items/" + c->item_id + ".mp3";
+    ASSERT_TRUE(store->put(key, mp3).has_value());
+    const auto frames = engines::scan_mp3(mp3).value();
+    samples += frames.decoded_samples;
+    sum_ms += frames.duration_ms;
+    bytes += static_cast<std::int64_t>(mp3.size());
+    auto settled = queue->complete(c->item_id, c->lease_token,
+                                   {key, static_cast<std::int64_t>(mp3.size()), frames.duration_ms, "[]"});
+    if (settled.stitch) job = settled.stitch;
+  }
+  ASSERT_TRUE(job);
+  workers::Stitcher stitcher(*store);
+  ASSERT_EQ(stitcher.stitch(*queue, *job), workers::StitchOutcome::completed);
+
+  const auto key = "orders/" + order.id + "/result.mp3";
+  const auto size = store->stat(key).value();
+  ASSERT_TRUE(size.has_value());
+  EXPECT_EQ(static_cast<std::int64_t>(*size), bytes);
+  const auto track = store->read(key, 0, *size).value();
+  const auto frames = engines::scan_mp3(track).value();
+  EXPECT_EQ(frames.decoded_samples, samples);
+  const auto recorded = number("SELECT result_duration_ms FROM orders WHERE id = '" + order.id + "'");
+  EXPECT_EQ(recorded, frames.duration_ms);
+  EXPECT_NEAR(static_cast<double>(recorded), static_cast<double>(sum_ms), kChunks);  // per-chunk rounding
+  const auto decoded = engines::testing::decode_mp3(track);
+  ASSERT_TRUE(decoded.ok) << decoded.error;
+  EXPECT_EQ(static_cast<std::int64_t>(decoded.samples.size()), samples);
 }
 
 TEST_F(WorkersStitchTest, TheInvariantsCatchATerminalOrderStillHoldingMoney) {

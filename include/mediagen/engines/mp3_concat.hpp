@@ -10,7 +10,7 @@
 // an empty stream, bytes that are not a frame header (ID3 tags included), a last frame cut
 // short, a Xing/Info/VBRI tag frame (it would state the length of the first chunk only), a
 // sample rate or channel mode that differs from the first frame's. Bitrates may differ.
-// Pure functions: no I/O; safe from any number of threads.
+// Pure functions (and a joiner object per join): no I/O; safe from any number of threads.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -30,6 +30,41 @@ struct Mp3Frames {
   int channels = 0;                  // 1 or 2
   std::int64_t decoded_samples = 0;  // frames * samples_per_frame (per channel)
   std::int64_t duration_ms = 0;      // decoded_samples in milliseconds, rounded
+};
+
+// The same checks over streams that arrive in pieces, for joining files far larger than memory:
+// the stitcher reads each chunk's file in bounded pieces, hands them here and writes out what is
+// accepted. Holds only counters; the caller keeps the unaccepted tail of the current stream
+// (less than one frame: at most kMaxFrameBytes) and hands it back in front of the next piece.
+class Mp3Joiner {
+ public:
+  // The longest Layer III frame: 320 kbit/s at 32 kHz (MPEG-1), padded.
+  static constexpr std::size_t kMaxFrameBytes = 1441;
+
+  // Of `bytes` (the current stream's unaccepted tail, then its next piece), how many leading
+  // bytes are whole frames that passed the checks: write those out, keep the rest. Refused as
+  // scan_mp3 refuses, or when the stream's format differs from the first stream's.
+  boost::system::result<std::size_t, EngineFailure> take(std::string_view bytes);
+
+  // The current stream ended and `tail` was never accepted: refused unless the tail is empty and
+  // the stream had bytes. Returns the stream's totals; the next take() starts the next stream.
+  boost::system::result<Mp3Frames, EngineFailure> end_stream(std::string_view tail);
+
+  // The totals of the streams ended so far, as one stream.
+  const Mp3Frames& joined() const { return joined_; }
+  int streams() const { return streams_; }
+
+ private:
+  struct StreamFormat {
+    int sample_rate = 0;
+    int channel_mode = 0;
+    bool operator==(const StreamFormat&) const = default;
+  };
+  StreamFormat format_;     // of the first frame of the first stream
+  Mp3Frames stream_;        // the current stream so far (frames and format)
+  std::uint64_t offset_ = 0;  // bytes of the current stream accepted
+  Mp3Frames joined_;
+  int streams_ = 0;
 };
 
 // Walks one stream; refuses it as described above.

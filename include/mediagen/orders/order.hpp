@@ -77,6 +77,7 @@ struct Order {
   std::vector<std::string> result_service_files;
   std::optional<std::int64_t> result_duration_ms;
   std::optional<std::string> retry_of;
+  std::optional<OrderFailure> failure_reason;  // why it failed, beyond "no position completed"
   bool stitching = false;
   bool files_removed = false;
   TimePoint created_at;

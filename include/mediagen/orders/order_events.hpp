@@ -1,7 +1,8 @@
 #pragma once
 // The realtime events of an order channel (private-order.task.{orderId}):
-//   order.updated       {order_id, status, task_type, updated_at, seq} plus `result` (the value of
-//                       GET /orders/{order} data.result) once the status is terminal
+//   order.updated       {order_id, status, task_type, updated_at, seq} plus `result` and
+//                       `failure_reason` (their values in GET /orders/{order} data) once the
+//                       status is terminal
 //   order.item.updated  {order_id, item_id, chunk_index, item_type, status, attempt_number, seq}
 // `seq` counts the events of one order (both names share it) in orders.event_seq: +1 per event,
 // the same on every instance. Times are ISO 8601 in UTC with the offset, as REST renders them

@@ -31,6 +31,8 @@ void write_item(JsonWriter& out, const Item& item, const TimeZone& tz);
 // The value of an order's `result` key: null until it has files (the realtime order.updated
 // event carries the same value).
 void write_order_result(JsonWriter& out, const Order& order);
+// `"failure_reason": "stitch_failed"` or `null` (an extension of the spec's Order fields).
+void write_order_failure(JsonWriter& out, const Order& order);
 
 std::string order_json(const Order& order, const TimeZone& tz, WithItems with_items = WithItems::no);
 std::string item_json(const Item& item, const TimeZone& tz);

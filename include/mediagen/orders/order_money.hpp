@@ -39,6 +39,10 @@ void lock_item(db::Db& db, db::Tx& tx, const OrderAccounts& order, std::string_v
 billing::Posted charge_item(db::Db& db, db::Tx& tx, const OrderAccounts& order, std::string_view item_id,
                             Amounts amounts);
 
+// A completed item's charge given back when the order's result can never be built:
+// revenue -> wallet, quota spent -> quota ("charge_refund", ref item id); at most once per item.
+void refund_charge(db::Db& db, db::Tx& tx, const OrderAccounts& order, std::string_view item_id, Amounts amounts);
+
 // A failed item's surcharge (or a failed regeneration's lock) back to the user
 // ("item_refund", ref item id).
 void refund_item(db::Db& db, db::Tx& tx, const OrderAccounts& order, std::string_view item_id, Amounts amounts);

@@ -30,6 +30,7 @@ enum class Trigger {
   requeue,          // every claimed chunk went back to the queue before anything completed
   settle,           // the last live record of the order finished
   stitch_finished,  // the result track was written
+  stitch_failed,    // the last allowed stitch attempt failed: no result can be built
   cancel,           // POST /orders/{order}/cancel
   compensate,       // partially_completed left unchanged past MEDIAGEN_COMPENSATE_AFTER_SECONDS
   delivered,        // the first signed link to a result file
@@ -47,7 +48,7 @@ struct Move {
 
 // Every move of an order between two statuses. Staying (partially_completed after another
 // retry settles, completed stitched again after a regeneration) is not a move.
-inline constexpr std::array<Move<OrderStatus>, 13> kOrderMoves{{
+inline constexpr std::array<Move<OrderStatus>, 15> kOrderMoves{{
     {OrderStatus::created, OrderStatus::in_progress, Trigger::claim},
     {OrderStatus::pending, OrderStatus::in_progress, Trigger::claim},
     {OrderStatus::in_progress, OrderStatus::pending, Trigger::requeue},
@@ -56,6 +57,8 @@ inline constexpr std::array<Move<OrderStatus>, 13> kOrderMoves{{
     {OrderStatus::partially_completed, OrderStatus::failed, Trigger::settle},
     {OrderStatus::in_progress, OrderStatus::completed, Trigger::stitch_finished},
     {OrderStatus::partially_completed, OrderStatus::completed, Trigger::stitch_finished},
+    {OrderStatus::in_progress, OrderStatus::failed, Trigger::stitch_failed},
+    {OrderStatus::partially_completed, OrderStatus::failed, Trigger::stitch_failed},
     {OrderStatus::created, OrderStatus::cancelled, Trigger::cancel},
     {OrderStatus::pending, OrderStatus::cancelled, Trigger::cancel},
     {OrderStatus::partially_completed, OrderStatus::cancelled, Trigger::cancel},
@@ -74,6 +77,15 @@ inline constexpr std::array<Move<ItemStatus>, 9> kItemMoves{{
     {ItemStatus::pending, ItemStatus::failed, Trigger::cancel},
     {ItemStatus::processing, ItemStatus::failed, Trigger::cancel},
 }};
+
+// Why an order failed, when it is not the plain "no position completed" (failure_reason null).
+enum class OrderFailure { stitch_failed };
+std::string_view to_string(OrderFailure reason) noexcept;
+std::optional<OrderFailure> order_failure_from_string(std::string_view name) noexcept;
+
+// What an order becomes when its stitch gives up: a finished order (re-stitched after a
+// regeneration) keeps its status and its previous result; any other becomes failed.
+OrderStatus after_stitch_gave_up(OrderStatus current) noexcept;
 
 // Whether the tables allow the move (for a trigger, or by any trigger).
 bool can_move(OrderStatus from, OrderStatus to, std::optional<Trigger> trigger = std::nullopt) noexcept;

@@ -42,6 +42,11 @@ namespace mediagen::orders {
 // with "lease_expired" (a chunk that kills its worker every time must not loop forever).
 inline constexpr int kMaxClaims = 5;
 
+// An order's stitch is handed out at most this often (the first time by settling, then by the
+// sweeper after a failure or a crash); when the last attempt fails, or its lease runs out, the
+// stitch gives up (see fail_stitch).
+inline constexpr int kMaxStitchAttempts = 3;
+
 struct ClaimedChunk {
   std::string item_id;
   std::string order_id;
@@ -108,6 +113,15 @@ struct StitchedResult {
 struct QueueOptions {
   // How long a started stitch is protected before the sweeper hands it to another stitcher.
   std::chrono::milliseconds stitch_lease{std::chrono::seconds(120)};
+  // How long after a failed attempt the stitch is handed out again (a store that was briefly
+  // unreachable gets time to come back).
+  std::chrono::milliseconds stitch_retry_delay{std::chrono::seconds(10)};
+};
+
+enum class StitchFailed {
+  lost,     // the token no longer held the stitch: nothing written
+  retry,    // counted; the sweeper hands the stitch out again after stitch_retry_delay
+  gave_up,  // the last attempt: the order gave up (see fail_stitch)
 };
 
 class WorkQueue {
@@ -146,9 +160,21 @@ class WorkQueue {
   // the token no longer holds the stitch (another stitcher took over, or the order was cancelled).
   bool finish_stitch(const StitchJob& job, const StitchedResult& result, std::vector<OrderChange>* changes = nullptr);
 
-  // Stitches whose lease ran out (the stitcher crashed), each handed out again under a fresh
-  // token so only one stitcher of all instances takes it.
-  std::vector<StitchJob> expired_stitches(int batch = 20);
+  // The stitch failed (a part missing or unreadable, a broken stream, the store failing); fenced
+  // by the token. Before the kMaxStitchAttempts-th attempt it is only counted. At it the stitch
+  // gives up, in one transaction: the order -> failed with failure_reason "stitch_failed" (a
+  // finished order re-stitched after a regeneration keeps its status and previous result, and
+  // gets the reason), every chunk charge posted since that result was built returned
+  // ("charge_refund": no result was delivered for it), whatever its escrow still holds released
+  // ("order_release").
+  StitchFailed fail_stitch(const StitchJob& job, std::vector<OrderChange>* changes = nullptr);
+
+  // Stitches whose lease ran out (the stitcher crashed, or a failed attempt waits for its
+  // retry), each handed out again under a fresh token so only one stitcher of all instances
+  // takes it, counted as an attempt. A stitch whose last attempt's lease ran out gives up as in
+  // fail_stitch (a stitch that kills its process every time must not loop forever); `changes`
+  // gets what those did.
+  std::vector<StitchJob> expired_stitches(int batch = 20, std::vector<OrderChange>* changes = nullptr);
 
   // Upkeep (the janitor): terminal orders older than `age` whose files are still there.
   std::vector<std::string> retention_due(std::chrono::seconds age, int batch);

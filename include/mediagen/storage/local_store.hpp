@@ -23,6 +23,7 @@ class LocalStore final : public ObjectStore {
 
   const std::string& root() const { return root_; }
 
+  StoreResult<std::unique_ptr<ObjectWriter>> open_writer(std::string_view key) override;
   StoreResult<void> put(std::string_view key, std::string_view bytes) override;
   StoreResult<std::optional<std::uint64_t>> stat(std::string_view key) override;
   StoreResult<std::string> read(std::string_view key, std::uint64_t offset, std::uint64_t length) override;

@@ -74,9 +74,28 @@ class ObjectReader {
   virtual StoreResult<std::string> read(std::uint64_t offset, std::uint64_t length) = 0;
 };
 
+// One object written in pieces: bytes appended with write(), made visible under the key by
+// commit() as a whole. Until the commit nothing new exists under the key (a reader sees the old
+// object or none); a writer destroyed without a commit, or whose write or commit failed, leaves
+// nothing behind. The local store writes a temporary sibling and renames it; an S3 store would
+// run a multipart upload and complete it on commit.
+class ObjectWriter {
+ public:
+  virtual ~ObjectWriter() = default;
+  // Appends bytes. After an error the writer is spent: later calls fail too.
+  virtual StoreResult<void> write(std::string_view bytes) = 0;
+  // Publishes what was written under the key, durably. Once.
+  virtual StoreResult<void> commit() = 0;
+  // Bytes written so far.
+  virtual std::uint64_t written() const = 0;
+};
+
 class ObjectStore {
  public:
   virtual ~ObjectStore() = default;
+
+  // A writer for `key` (see ObjectWriter); creates parent folders.
+  virtual StoreResult<std::unique_ptr<ObjectWriter>> open_writer(std::string_view key) = 0;
 
   // Stores `bytes` under `key` atomically: readers see the old object or the whole new one,
   // never a part; after a failure nothing new exists under the key. Creates parent folders.

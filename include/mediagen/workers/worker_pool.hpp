@@ -40,6 +40,8 @@ struct WorkerPoolOptions {
   int workers = 1;
   std::chrono::milliseconds lease{std::chrono::seconds(30)};
   std::chrono::milliseconds stitch_lease{std::chrono::seconds(120)};
+  // How long after a failed stitch attempt the sweeper hands it out again.
+  std::chrono::milliseconds stitch_retry_delay{std::chrono::seconds(10)};
   std::chrono::milliseconds wake_interval{std::chrono::seconds(3)};
   std::chrono::milliseconds sweep_interval{std::chrono::seconds(5)};
   std::chrono::seconds retention{std::chrono::hours(24 * 7)};

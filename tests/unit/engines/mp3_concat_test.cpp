@@ -155,5 +155,60 @@ TEST(Mp3Concat, RefusesATagFrame) {
   expect_refused(parts, "Info frame");
 }
 
+// Feeds `stream` to the joiner in pieces of `piece` bytes, keeping the unaccepted tail as the
+// stitcher does; what was accepted is appended to `out`.
+boost::system::result<Mp3Frames, EngineFailure> feed(Mp3Joiner& joiner, std::string_view stream, std::size_t piece,
+                                                     std::string& out) {
+  std::string buffer;
+  for (std::size_t at = 0; at < stream.size(); at += piece) {
+    buffer.append(stream.substr(at, piece));
+    auto taken = joiner.take(buffer);
+    if (!taken) return taken.error();
+    out.append(buffer, 0, *taken);
+    buffer.erase(0, *taken);
+    EXPECT_LT(buffer.size(), Mp3Joiner::kMaxFrameBytes + piece);
+  }
+  return joiner.end_stream(buffer);
+}
+
+TEST(Mp3Joiner, PiecesOfAnySizeJoinToTheSameTrackAndTotalsAsAWholeJoin) {
+  const auto a = tone_mp3(22050, 1.1);
+  const auto b = tone_mp3(22050, 0.4, 300.0);
+  const std::string_view parts[] = {a.bytes, b.bytes};
+  const auto whole = concat_mp3(parts).value();
+  for (const std::size_t piece : {1u, 3u, 4u, 5u, 207u, 1441u, 4096u, 1u << 20}) {
+    Mp3Joiner joiner;
+    std::string out;
+    const auto first = feed(joiner, a.bytes, piece, out);
+    const auto second = feed(joiner, b.bytes, piece, out);
+    ASSERT_TRUE(first && second) << piece;
+    EXPECT_EQ(out, whole) << piece;
+    EXPECT_EQ(first->decoded_samples, a.decoded_samples);
+    EXPECT_EQ(second->decoded_samples, b.decoded_samples);
+    EXPECT_EQ(joiner.joined().decoded_samples, a.decoded_samples + b.decoded_samples);
+    EXPECT_EQ(joiner.joined().duration_ms, scan_mp3(whole)->duration_ms);
+    EXPECT_EQ(joiner.streams(), 2);
+  }
+}
+
+TEST(Mp3Joiner, RefusesInPiecesWhatAWholeJoinRefuses) {
+  const auto a = tone_mp3(22050, 0.5);
+  const auto other_rate = tone_mp3(16000, 0.5);
+  const std::string cut = a.bytes.substr(0, a.bytes.size() - 7);
+  const std::string id3 = std::string("ID3\x03\0\0\0\0\0\0", 10) + a.bytes;
+  for (const std::size_t piece : {1u, 100u, 1u << 20}) {
+    std::string out;
+    Mp3Joiner cut_short;
+    EXPECT_FALSE(feed(cut_short, cut, piece, out)) << piece;
+    Mp3Joiner tagged;
+    EXPECT_FALSE(feed(tagged, id3, piece, out)) << piece;
+    Mp3Joiner mixed;
+    ASSERT_TRUE(feed(mixed, a.bytes, piece, out));
+    EXPECT_FALSE(feed(mixed, other_rate.bytes, piece, out)) << piece;
+    Mp3Joiner empty;
+    EXPECT_FALSE(feed(empty, "", piece, out));
+  }
+}
+
 }  // namespace
 }  // namespace mediagen::engines

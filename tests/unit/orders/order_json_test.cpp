@@ -77,9 +77,20 @@ TEST(OrderJson, WritesTheOrderFieldsOfTheSpec) {
   EXPECT_EQ(j["tokens_from_quota"], 300);
   EXPECT_EQ(j["tokens_from_payg"], 1200);
   EXPECT_TRUE(j["retry_of"].is_null());
+  ASSERT_TRUE(j.contains("failure_reason"));
+  EXPECT_TRUE(j["failure_reason"].is_null());
   EXPECT_FALSE(j.contains("items"));
   EXPECT_FALSE(j.contains("user_id"));
   EXPECT_EQ(text.find("\"items\""), std::string::npos);
+}
+
+TEST(OrderJson, AnOrderWhoseStitchGaveUpNamesItsFailureReason) {
+  auto o = sample_order();
+  o.status = OrderStatus::failed;
+  o.failure_reason = OrderFailure::stitch_failed;
+  const auto j = json::parse(order_json(o, TimeZone::utc()));
+  EXPECT_EQ(j["failure_reason"], "stitch_failed");
+  EXPECT_TRUE(j["result"].is_null());
 }
 
 TEST(OrderJson, ResultIsNullUntilTheOrderHasFiles) {

@@ -87,5 +87,20 @@ TEST(Settle, EveryDecisionIsAListedMove) {
   }
 }
 
+TEST(OrderMoves, AStitchThatGivesUpFailsAnUnfinishedOrderAndLeavesAFinishedOneAsItIs) {
+  for (auto from : {OrderStatus::in_progress, OrderStatus::partially_completed}) {
+    EXPECT_EQ(after_stitch_gave_up(from), OrderStatus::failed) << to_string(from);
+    EXPECT_TRUE(can_move(from, OrderStatus::failed, Trigger::stitch_failed)) << to_string(from);
+  }
+  // A regeneration's re-stitch that gives up keeps the result the order already has.
+  EXPECT_EQ(after_stitch_gave_up(OrderStatus::completed), OrderStatus::completed);
+  EXPECT_EQ(after_stitch_gave_up(OrderStatus::result_delivered), OrderStatus::result_delivered);
+  // Closed orders have no stitch to give up.
+  EXPECT_EQ(after_stitch_gave_up(OrderStatus::cancelled), OrderStatus::cancelled);
+  EXPECT_EQ(to_string(OrderFailure::stitch_failed), "stitch_failed");
+  EXPECT_EQ(order_failure_from_string("stitch_failed"), OrderFailure::stitch_failed);
+  EXPECT_FALSE(order_failure_from_string("failed"));
+}
+
 }  // namespace
 }  // namespace mediagen::orders
