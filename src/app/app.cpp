@@ -57,7 +57,7 @@ App::App(const Config& config, const AppOptions& options, storage::LocalStore st
       channel_signer_(config_.pusher_key, pusher_secret(config_)),
       hub_(ioc_, hub_options(config_), config_.pusher_key, channel_signer_, blocking_, hub_hooks(),
            redis_options(config_, "mediagen"), clock_),
-      order_events_(config_.database_url, hub_, counters_),
+      order_events_(config_.database_url, hub_, counters_, connect_limits(config_)),
       store_(std::move(store)),
       link_secret_(link_secret(config_)),
       speech_(espeak_),

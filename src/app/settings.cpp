@@ -81,7 +81,8 @@ workers::WorkerPoolOptions worker_options(const Config& config) {
           .retention = std::chrono::seconds(config.retention_seconds),
           .compensate_after = std::chrono::seconds(config.compensate_after_seconds),
           .content = content_rules(config),
-          .engine_delay = std::chrono::milliseconds(config.engine_delay_ms)};
+          .engine_delay = std::chrono::milliseconds(config.engine_delay_ms),
+          .db_limits = connect_limits(config)};
 }
 
 http::PipelineOptions pipeline_options(const Config& config) {

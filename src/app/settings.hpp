@@ -14,6 +14,7 @@
 namespace mediagen::app {
 
 cache::RedisOptions redis_options(const Config& config, std::string client_name);
+db::ConnectLimits connect_limits(const Config& config);
 db::BlockingPoolOptions blocking_options(const Config& config);
 cache::BanLadderOptions ladder_options(const Config& config);
 realtime::HubOptions hub_options(const Config& config);

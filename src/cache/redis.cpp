@@ -5,6 +5,7 @@
 #include <openssl/sha.h>
 
 #include "mediagen/core/crypto.hpp"
+#include "mediagen/core/transaction_mark.hpp"
 #include "mediagen/core/redact.hpp"
 
 namespace mediagen::cache {
@@ -128,6 +129,12 @@ redisContext* Redis::context() {
 }
 
 RedisReply Redis::command(const std::vector<std::string>& argv) {
+  if (core::TransactionMark::active()) {
+    // A bug, refused like an unreachable Redis (every caller handles that) and counted, so that
+    // no database lock is ever held while Redis is waited on.
+    if (counters_) counters_->redis_in_transaction.fetch_add(1, std::memory_order_relaxed);
+    throw RedisError("refused: a Redis command inside a database transaction");
+  }
   if (!ctx_) connect();
   if (counters_) counters_->redis_commands.fetch_add(1, std::memory_order_relaxed);
   return exec(argv);

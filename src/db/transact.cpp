@@ -2,6 +2,7 @@
 #include "mediagen/db/transact.hpp"
 
 #include "mediagen/core/log.hpp"
+#include "mediagen/core/transaction_mark.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::db {
@@ -33,6 +34,7 @@ void run_transaction(Db& db, const std::function<bool(Tx&)>& body, const CommitC
   constexpr int kAttempts = 5;
   for (int attempt = 1;; ++attempt) {
     try {
+      const core::TransactionMark mark;
       pqxx::work tx(db.conn());
       if (!body(tx)) {
         tx.abort();

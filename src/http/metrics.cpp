@@ -83,6 +83,9 @@ std::string Metrics::render() const {
   }
   counter("mediagen_db_queries_total", "Statements sent to PostgreSQL.", infra_.db_queries.load());
   counter("mediagen_redis_commands_total", "Commands sent to Redis.", infra_.redis_commands.load());
+  counter("mediagen_redis_commands_in_transaction_total",
+          "Redis commands refused because a database transaction was open on their thread (must stay 0).",
+          infra_.redis_in_transaction.load());
   counter("mediagen_connections_refused_total", "Connections closed at once because the cap was reached.",
           connections_refused.load());
   std::snprintf(buf, sizeof buf, "# HELP mediagen_connections_open Open client connections.\n# TYPE mediagen_connections_open gauge\nmediagen_connections_open %lld\n",

@@ -88,6 +88,7 @@ const std::string& order_id_of(const OrderChange& c) {
 
 struct OrderEventPublisher::State {
   std::string url;
+  db::ConnectLimits limits;
   realtime::Broadcaster& broadcaster;
   InfraCounters& counters;
 
@@ -99,7 +100,8 @@ struct OrderEventPublisher::State {
   bool stopping = false;
   std::thread thread;
 
-  State(std::string u, realtime::Broadcaster& b, InfraCounters& c) : url(std::move(u)), broadcaster(b), counters(c) {}
+  State(std::string u, db::ConnectLimits l, realtime::Broadcaster& b, InfraCounters& c)
+      : url(std::move(u)), limits(l), broadcaster(b), counters(c) {}
 
   template <class It>
   void push(It first, It last) {
@@ -163,7 +165,7 @@ struct OrderEventPublisher::State {
 
   // Until stop() and an empty queue.
   void run() {
-    Link link{.db = db::Db(url, &counters)};
+    Link link{.db = db::Db(url, &counters, limits)};
     std::deque<OrderChange> batch;
     for (;;) {
       std::size_t dropped = 0;
@@ -184,8 +186,8 @@ struct OrderEventPublisher::State {
 };
 
 OrderEventPublisher::OrderEventPublisher(std::string database_url, realtime::Broadcaster& broadcaster,
-                                         InfraCounters& counters)
-    : state_(std::make_unique<State>(std::move(database_url), broadcaster, counters)) {}
+                                         InfraCounters& counters, db::ConnectLimits limits)
+    : state_(std::make_unique<State>(std::move(database_url), limits, broadcaster, counters)) {}
 
 OrderEventPublisher::~OrderEventPublisher() { stop(); }
 

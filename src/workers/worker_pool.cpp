@@ -205,7 +205,7 @@ void process(State& s, orders::WorkQueue& queue, Stitcher& stitcher, const order
 }
 
 void worker_loop(State& s) {
-  db::Db db(s.url, &s.counters);
+  db::Db db(s.url, &s.counters, s.options.db_limits);
   orders::WorkQueue queue(db, queue_options(s.options));
   Stitcher stitcher(s.store);
   while (!s.is_stopping()) {
@@ -245,7 +245,7 @@ void worker_loop(State& s) {
 }
 
 void sweeper_loop(State& s) {
-  db::Db db(s.url, &s.counters);
+  db::Db db(s.url, &s.counters, s.options.db_limits);
   orders::WorkQueue queue(db, queue_options(s.options));
   Stitcher stitcher(s.store);
   Janitor janitor(db, s.store, {.retention = s.options.retention, .compensate_after = s.options.compensate_after});
@@ -302,7 +302,7 @@ void WorkerPool::stop() {
   s.cv.notify_all();
   if (!tokens.empty()) {
     try {
-      db::Db db(s.url, &s.counters);
+      db::Db db(s.url, &s.counters, s.options.db_limits);
       orders::WorkQueue queue(db, queue_options(s.options));
       std::vector<orders::OrderChange> changes;
       const int released = queue.release_own(tokens, &changes);

@@ -2,6 +2,8 @@
 
 #include "mediagen/cache/rate_window.hpp"
 #include "mediagen/cache/redis.hpp"
+#include "mediagen/db/connection.hpp"
+#include "mediagen/db/transact.hpp"
 #include "support.hpp"
 
 namespace mediagen::test {
@@ -177,6 +179,33 @@ TEST_F(RedisTest, SelectsTheDatabaseOfTheUrl) {
   other.command({"SET", prefix + "db", "other"});
   EXPECT_TRUE(redis->command({"GET", prefix + "db"}).is_nil());
   other.command({"DEL", prefix + "db"});
+}
+
+}  // namespace
+}  // namespace mediagen::test
+
+namespace mediagen::test {
+namespace {
+
+// No Redis call while a transaction may hold a money lock: one made inside db::transact is
+// refused like an unreachable Redis and counted; the same call outside runs.
+TEST_F(RedisTest, RefusesACommandInsideADatabaseTransaction) {
+  db::Db db(db_url, &counters);
+  bool refused = false;
+  db::transact(db, [&](db::Tx&) {
+    try {
+      redis->command({"SET", prefix + "inside", "v"});
+    } catch (const cache::RedisError&) {
+      refused = true;
+    }
+  });
+  EXPECT_TRUE(refused);
+  EXPECT_EQ(counters.redis_in_transaction.load(), 1u);
+  EXPECT_THROW(db::transact(db, [&](db::Tx&) { redis->eval("return 1", {}, {}); }), cache::RedisError);
+  EXPECT_EQ(counters.redis_in_transaction.load(), 2u);
+  EXPECT_TRUE(redis->command({"GET", prefix + "inside"}).is_nil()) << "the refused SET must not have run";
+  db::read(db, [&](db::Tx&) { EXPECT_EQ(redis->command({"PING"}).str, "PONG"); });
+  EXPECT_EQ(counters.redis_in_transaction.load(), 2u);
 }
 
 }  // namespace

@@ -23,6 +23,8 @@ constexpr std::string_view to_string(Boundary b) {
 struct InfraCounters {
   std::atomic<std::uint64_t> db_queries{0};
   std::atomic<std::uint64_t> redis_commands{0};
+  // Redis commands refused because their thread was inside a database transaction (a bug).
+  std::atomic<std::uint64_t> redis_in_transaction{0};
   std::atomic<std::uint64_t> key_cache_hits{0};
   std::atomic<std::uint64_t> key_cache_misses{0};
   // Keys refused for their shape alone, before any hashing or lookup.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "mediagen/core/counters.hpp"
+#include "mediagen/db/connection.hpp"
 #include "mediagen/db/db.hpp"
 #include "mediagen/orders/order_change.hpp"
 #include "mediagen/realtime/event.hpp"
@@ -41,7 +42,8 @@ class OrderEventPublisher {
   static constexpr std::size_t kMaxQueued = 100'000;
 
   // `broadcaster` and `counters` must outlive the publisher.
-  OrderEventPublisher(std::string database_url, realtime::Broadcaster& broadcaster, InfraCounters& counters);
+  OrderEventPublisher(std::string database_url, realtime::Broadcaster& broadcaster, InfraCounters& counters,
+                      db::ConnectLimits limits = {});
   ~OrderEventPublisher();  // stop()
   OrderEventPublisher(const OrderEventPublisher&) = delete;
   OrderEventPublisher& operator=(const OrderEventPublisher&) = delete;

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "mediagen/core/counters.hpp"
+#include "mediagen/db/connection.hpp"
 #include "mediagen/workers/content_check.hpp"
 
 namespace mediagen::storage {
@@ -49,6 +50,7 @@ struct WorkerPoolOptions {
   ContentRules content;                      // policy terms and the fault-drill marker
   std::chrono::milliseconds engine_delay{0};  // crash drills: a pause before each chunk's engine call
   std::string speech_engine = "espeak";      // the orders.engine_request "engine" the source serves
+  db::ConnectLimits db_limits;                // the workers' PostgreSQL timeouts (the operator's settings)
   // Called after each commit that changed an order's or an item's status (claims, settles,
   // stitches, requeues, janitor), from the pool's threads: the realtime publisher's hook.
   // Must not block for long; may be empty.
