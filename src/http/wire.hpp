@@ -27,6 +27,11 @@ class BeastRequest final : public RequestView {
     return it->value();
   }
   std::size_t header_count(std::string_view name) const override { return parser_.get().count(name); }
+  std::vector<std::string_view> header_values(std::string_view name) const override {
+    std::vector<std::string_view> out;
+    for (auto [it, end] = parser_.get().equal_range(name); it != end; ++it) out.push_back(it->value());
+    return out;
+  }
   std::string_view body() const override { return parser_.get().body(); }
 
  private:

@@ -16,6 +16,7 @@
 #include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/http/message.hpp"
 #include "mediagen/http/upgrade.hpp"
 #include "pusher_frames.hpp"
 #include "pusher_session.hpp"
@@ -49,9 +50,11 @@ class Upgrade final : public http::UpgradeHandler {
                      const std::string& peer_ip) {
     std::optional<std::string> refusal;
     if (core_->hooks.refused) {
-      std::optional<std::string_view> forwarded;
-      if (auto it = request.find("X-Forwarded-For"); it != request.end()) forwarded = it->value();
-      refusal = core_->hooks.refused(peer_ip, forwarded);
+      // Every X-Forwarded-For line, as the HTTP pipeline reads them (stages/client_ip.cpp).
+      std::vector<std::string_view> lines;
+      for (auto [it, end] = request.equal_range("X-Forwarded-For"); it != end; ++it) lines.push_back(it->value());
+      const std::string joined = http::join_header_lines(lines);
+      refusal = core_->hooks.refused(peer_ip, lines.empty() ? std::nullopt : std::optional<std::string_view>(joined));
     }
     const auto serial = core_->next_serial.fetch_add(1, std::memory_order_relaxed);
     auto session = std::make_shared<PusherSession>(core_, std::move(socket), serial);

@@ -29,9 +29,25 @@ class RequestView {
   // How many times the header field appears (a header sent twice with different values is
   // ambiguous where one value is expected).
   virtual std::size_t header_count(std::string_view name) const { return header(name) ? 1 : 0; }
+  // Every value of a header field, in the order the lines came.
+  virtual std::vector<std::string_view> header_values(std::string_view name) const {
+    if (auto v = header(name)) return {*v};
+    return {};
+  }
   // The body once the pipeline has read it (empty before).
   virtual std::string_view body() const = 0;
 };
+
+// The lines of a repeated header as one comma-separated value, in order (RFC 9110 5.3): e.g.
+// X-Forwarded-For sent by the client and again by a proxy that adds a line of its own.
+inline std::string join_header_lines(const std::vector<std::string_view>& lines) {
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i) out += ',';
+    out += lines[i];
+  }
+  return out;
+}
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 

@@ -55,7 +55,11 @@ std::string resolve_client_ip(std::string_view peer, std::optional<std::string_v
 namespace stages {
 
 std::string client_ip(const Exchange& exchange, const std::vector<std::string>& trusted_proxies) {
-  return resolve_client_ip(exchange.peer_ip(), exchange.request().header("X-Forwarded-For"), trusted_proxies);
+  // A proxy may append its own header line instead of extending the client's: the lines read
+  // as one list, in order (RFC 9110 5.3).
+  const auto lines = exchange.request().header_values("X-Forwarded-For");
+  if (lines.empty()) return resolve_client_ip(exchange.peer_ip(), std::nullopt, trusted_proxies);
+  return resolve_client_ip(exchange.peer_ip(), join_header_lines(lines), trusted_proxies);
 }
 
 void split_target(std::string_view target, std::string& path, std::string_view& query) {

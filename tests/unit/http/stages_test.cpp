@@ -38,6 +38,17 @@ class FakeRequest final : public RequestView {
     }
     return std::nullopt;
   }
+  std::vector<std::string_view> header_values(std::string_view name) const override {
+    std::vector<std::string_view> out;
+    for (const auto& [k, v] : headers_) {
+      if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+          })) {
+        out.emplace_back(v);
+      }
+    }
+    return out;
+  }
   std::string_view body() const override { return body_; }
 };
 
@@ -211,6 +222,17 @@ TEST(ClientIp, IgnoresWhatTheClientWroteLeftOfTheAddressOurProxySaw) {
     ex.request_.headers_.emplace_back("X-Forwarded-For", value);
     EXPECT_EQ(stages::client_ip(ex, {"10.0.0.1"}), "198.51.100.9") << "'" << value << "'";
   }
+}
+
+TEST(ClientIp, ReadsRepeatedForwardedForLinesAsOneListInOrder) {
+  // The client's own line first, then the line its proxy added.
+  FakeExchange ex;
+  ex.peer_ = "10.0.0.1";
+  ex.request_.headers_.emplace_back("X-Forwarded-For", "6.6.6.6, 7.7.7.7");
+  ex.request_.headers_.emplace_back("x-forwarded-for", "198.51.100.9");
+  EXPECT_EQ(stages::client_ip(ex, {"10.0.0.1"}), "198.51.100.9");
+  ex.request_.headers_.emplace_back("X-Forwarded-For", "10.0.0.2");
+  EXPECT_EQ(stages::client_ip(ex, {"10.0.0.1", "10.0.0.2"}), "198.51.100.9");
 }
 
 TEST(ClientIp, StopsAtTheFirstUntrustedEntryFromTheRight) {
