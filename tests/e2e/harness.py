@@ -519,6 +519,16 @@ class Server:
             raise AssertionError(f"/metrics answered {r!r}")
         return parse_metrics(r.raw.decode("utf-8"))
 
+    def standing_rule_breaks(self) -> list[str]:
+        """What a live server's counters say it must never have done, whatever the test did: a
+        Redis command inside a database transaction (it would hold a money lock while Redis is
+        waited on). A server that cannot answer /metrics any more is judged by its test."""
+        try:
+            inside = metric_sum(self.metrics(), "mediagen_redis_commands_in_transaction_total")
+        except (OSError, AssertionError):
+            return []
+        return [f"{self.name}: {inside:.0f} Redis commands inside a database transaction"] if inside else []
+
     def raw(self, timeout: float = 5.0) -> RawConn:
         return RawConn(self.public[0], self.public[1], timeout)
 
@@ -716,6 +726,7 @@ class Harness:
         problems = []
         for s in self.servers:
             if s.proc.poll() is None:
+                problems.extend(s.standing_rule_breaks())
                 try:
                     code = s.stop(timeout=30)
                     if code != 0:

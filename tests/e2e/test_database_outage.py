@@ -5,18 +5,15 @@ account for. Creates carry an Idempotency-Key, so a client that got a 503 can as
 what happened; after every outage each 503 is asked again, and the orders in the database must
 be exactly those the answers name."""
 
-import secrets
 import signal
-import threading
 import time
 
 from harness import E2ETestCase, poll
 from fault_support import PgProxy, server_backends, signal_backends
 from orders_support import OrderFixtures
+from outage_support import TEXT, Load, recovery_seconds, settle
 
-TEXT = "A short order that only has to be written, never spoken."
 DEADLINE_MS = 2000
-PATIENCE = 10.0  # seconds a client waits for any answer
 ENV = {
     "MEDIAGEN_WORKERS": "0",
     "MEDIAGEN_DB_POOL_SIZE": "4",
@@ -25,45 +22,6 @@ ENV = {
     "MEDIAGEN_DB_LOCK_TIMEOUT_MS": "1000",
     "MEDIAGEN_DB_CONNECT_TIMEOUT_SECONDS": "2",
 }
-
-
-class Load:
-    """Clients creating orders (each with its own Idempotency-Key) and reading them, until stopped."""
-
-    def __init__(self, test, server, key, template, clients=4):
-        self.test, self.server, self.key, self.template = test, server, key, template
-        self.results = []  # (idempotency key, status, body, seconds, finished at)
-        self.lock = threading.Lock()
-        self.stop_flag = threading.Event()
-        self.threads = [threading.Thread(target=self._run, daemon=True) for _ in range(clients)]
-
-    def start(self):
-        for t in self.threads:
-            t.start()
-        return self
-
-    def stop(self):
-        self.stop_flag.set()
-        for t in self.threads:
-            t.join(PATIENCE + 5)
-
-    def create(self, idem):
-        body = {"template_id": self.template, "input_text": TEXT}
-        started = time.monotonic()
-        try:
-            r = self.server.api("POST", "/orders", self.key, body=body, headers={"Idempotency-Key": idem})
-            return r.status, r.body, r.headers, time.monotonic() - started
-        except OSError as e:  # a hang past the client's patience, or a reset
-            return None, str(e), {}, time.monotonic() - started
-
-    def _run(self):
-        while not self.stop_flag.is_set():
-            idem = secrets.token_hex(12)
-            status, body, _, seconds = self.create(idem)
-            with self.lock:
-                self.results.append((idem, status, body, seconds, time.monotonic()))
-            if status != 201:
-                time.sleep(0.05)
 
 
 class DatabaseOutageTests(OrderFixtures, E2ETestCase):
@@ -79,34 +37,6 @@ class DatabaseOutageTests(OrderFixtures, E2ETestCase):
 
     def tearDown(self):
         self.assertInvariants()
-
-    # -- what every outage must leave
-
-    def settle(self, load, server):
-        """Checks the answers, asks again for every 503, and compares the orders with the answers."""
-        for idem, status, body, seconds, _ in load.results:
-            self.assertLess(seconds, PATIENCE, f"a create took {seconds:.1f} s")
-            self.assertIn(status, (201, 503), f"{status}: {body}")
-            if status == 503:
-                self.assertIs(body["success"], False, body)
-                self.assertIsInstance(body["message"], str, body)
-        named = {b["data"]["id"] for _, s, b, _, _ in load.results if s == 201}
-        replayed = 0
-        for idem, status, _, _, _ in load.results:
-            if status != 503:
-                continue
-            again = Load(self, server, self.key, self.template_id).create(idem)
-            self.assertEqual(again[0], 201, f"asking again after the outage: {again}")
-            named.add(again[1]["data"]["id"])
-            replayed += again[2].get("idempotent-replayed") == "true"
-        in_db = set(self.h.psql(f"SELECT id FROM orders WHERE user_id = {self.user['id']}").split())
-        self.assertEqual(in_db, named, "orders in the database that no answer names, or the reverse")
-        return replayed
-
-    def recovery_seconds(self, load, since):
-        after = [t for _, s, _, _, t in load.results if s == 201 and t >= since]
-        self.assertTrue(after, "no create succeeded after the outage ended")
-        return min(after) - since
 
     # -- the outages
 
@@ -135,8 +65,8 @@ class DatabaseOutageTests(OrderFixtures, E2ETestCase):
         time.sleep(2)
         load.stop()
         self.assertTrue(any(s == 503 for _, s, *_ in load.results), "the freeze was never noticed")
-        replayed = self.settle(load, self.server)
-        print(f"frozen backends: {len(load.results)} creates, recovery {self.recovery_seconds(load, thawed):.2f} s "
+        replayed = settle(self, load, self.server, self.user["id"])
+        print(f"frozen backends: {len(load.results)} creates, recovery {recovery_seconds(self, load, thawed):.2f} s "
               f"after the thaw, {replayed} answered 503 but committed (replayed by key)")
 
     def test_terminated_backends_answer_503_and_reconnect(self):
@@ -149,9 +79,9 @@ class DatabaseOutageTests(OrderFixtures, E2ETestCase):
         ended = time.monotonic()
         time.sleep(2)
         load.stop()
-        self.settle(load, self.server)
+        settle(self, load, self.server, self.user["id"])
         print(f"terminated backends: {len(load.results)} creates, recovery "
-              f"{self.recovery_seconds(load, ended):.2f} s")
+              f"{recovery_seconds(self, load, ended):.2f} s")
 
     def test_an_unreachable_database_answers_503_then_recovers(self):
         proxy = PgProxy(self.h.db_url)
@@ -172,9 +102,9 @@ class DatabaseOutageTests(OrderFixtures, E2ETestCase):
             self.assertTrue(poll(lambda: server.admin_get("/readyz").status == 200, timeout=20))
             time.sleep(2)
             load.stop()
-            self.settle(load, server)
+            settle(self, load, server, self.user["id"])
             print(f"unreachable database: {len(load.results)} creates, recovery "
-                  f"{self.recovery_seconds(load, back):.2f} s")
+                  f"{recovery_seconds(self, load, back):.2f} s")
         finally:
             server.stop_checked()
             proxy.close()

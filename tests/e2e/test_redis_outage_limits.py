@@ -121,6 +121,11 @@ class RedisOutageLimitTests(OrderFixtures, E2ETestCase):
         # Reported, not asserted: on a loaded machine the server's own work between statements
         # can leave a transaction idle that long, so the figure alone cannot tell a Redis wait.
         print(f"lock waits behind a transaction idle for 0.9 s or more: {max(waits)}")
+        # The exact form of "no lock waits on Redis": no Redis command ever ran on a thread with an
+        # open transaction (each such command is refused and counted).
+        for server in self.servers:
+            samples = {name: value for name, _, value in server.metrics()}
+            self.assertEqual(samples["mediagen_redis_commands_in_transaction_total"], 0)
         tokens = int(self.h.psql_value(
             "SELECT coalesce(sum(tokens_from_quota + tokens_from_payg), 0) FROM orders"
             f" WHERE user_id = {self.user['id']}"))
