@@ -164,7 +164,8 @@ class RealtimeOrderTests(RealtimeCase):
                 self.assertEqual(snap["event"], "order.updated")
                 self.assertEqual(snap["data"], {"order_id": order["id"], "status": "completed",
                                                 "task_type": order["task_type"], "updated_at": order["updated_at"],
-                                                "seq": seq, "result": order["result"]})
+                                                "seq": seq, "result": order["result"],
+                                                "failure_reason": order["failure_reason"]})
             self.assertEqual(self.event_seq(order["id"]), seq)
 
     def test_long_preview_announces_ready_on_the_users_channel(self):
