@@ -12,6 +12,8 @@ replay it; the run ends with a one-line summary."""
 
 import os
 import random
+import select
+import subprocess
 import sys
 import time
 import traceback
@@ -24,6 +26,7 @@ from harness import E2ETestCase, Harness
 from model_support import BANNED, MARKER, AccountModel
 from model_ops import Operations
 from orders_support import OrderFixtures, invariant_checks
+from programs import program
 
 SETTLE_SECONDS = 60.0
 
@@ -43,6 +46,68 @@ def combined_invariants():
     parts = [f"SELECT {i} AS n, (SELECT count(*) FROM ({sql.strip().rstrip(';')}) x) AS rows"
              for i, (_, sql) in enumerate(checks)]
     return checks, " UNION ALL ".join(parts)
+
+
+class PsqlSession:
+    """One psql kept open for the many reads of a run: a psql process per read costs about
+    150 ms on a loaded machine. Reads only, so one that meets a broken connection (after a
+    PostgreSQL crash-restart) is asked again of a new psql."""
+
+    END = "__model_read_end__"
+
+    def __init__(self, url):
+        self.url = url
+        self.proc = None
+        self.buf = b""
+
+    def close(self):
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+            self.proc.stdin.close()
+            self.proc.stdout.close()
+        self.proc = None
+
+    def rows(self, sql, timeout=60.0):
+        for attempt in (1, 2):
+            if self.proc is None:
+                self.proc = subprocess.Popen([program("psql"), "-X", "-q", "-A", "-t", "-F", "\t", "-d", self.url],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                self.buf = b""
+            try:
+                lines = self._ask(sql, timeout)
+            except (OSError, EOFError) as e:
+                lines = [f"psql: {e}"]
+            errors = [x for x in lines if x.startswith(("psql:", "ERROR:", "FATAL:", "server closed", "connection"))]
+            if not errors:
+                return [x.split("\t") for x in lines]
+            self.close()
+            if attempt == 2:
+                raise AssertionError(f"psql failed for {sql!r}: {errors}")
+        return []
+
+    def value(self, sql):
+        rows = self.rows(sql)
+        return rows[0][0] if rows else ""
+
+    def _ask(self, sql, timeout):
+        self.proc.stdin.write((sql.strip().rstrip(";") + ";\n\\echo " + self.END + "\n").encode())
+        self.proc.stdin.flush()
+        end = (self.END + "\n").encode()
+        deadline = time.monotonic() + timeout
+        while end not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+                raise OSError(f"no answer within {timeout}s")
+            data = os.read(self.proc.stdout.fileno(), 65536)
+            if not data:
+                raise EOFError("psql exited")
+            self.buf += data
+        text, _, self.buf = self.buf.partition(end)
+        return [x for x in text.decode("utf-8", "replace").splitlines() if x != ""]
+
+    def psql_value(self, sql):  # what orders_support.ledger_snapshot asks of a harness
+        return self.value(sql)
 
 
 class ModelTest(OrderFixtures, E2ETestCase):
@@ -72,6 +137,7 @@ class ModelTest(OrderFixtures, E2ETestCase):
             cls.price = int(cls.h.psql_value("SELECT price_per_1k_minor FROM service_models WHERE model_id = 'b-standard'"))
             cls.checks, cls.invariants_sql = combined_invariants()
             cls.server = cls.h.start_server(cls.server_env, name="model#1")
+            cls.db = PsqlSession(cls.h.db_url)
         except BaseException:
             cls._release()
             raise
@@ -83,6 +149,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
     @classmethod
     def _release(cls):
         try:
+            if getattr(cls, "db", None):
+                cls.db.close()
             if getattr(cls, "h", None):
                 if cls.redis.proc is None:
                     cls.redis.start()  # an outage left open by a failure: the cleanup needs Redis
@@ -111,6 +179,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
         started = time.monotonic()
         kinds = Counter()
         failures = []
+        self.recoveries = []
+        self.spent = Counter()
         for seed in seeds:
             done = []
             try:
@@ -119,10 +189,13 @@ class ModelTest(OrderFixtures, E2ETestCase):
                 failures.append(self.describe(seed, done, e))
                 if len(failures) >= 3:
                     break
-            kinds.update(kind for kind, _ in done)
+            kinds.update(kind for kind, _, _ in done)
+            for kind, _, spent in done:
+                self.spent[kind] += spent
         seconds = time.monotonic() - started
         summary = (f"model test: seeds {len(seeds)} ({seeds[0]}..{seeds[-1]}), ops {sum(kinds.values())}, "
-                   + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + f", {seconds:.1f} s, "
+                   + ", ".join(f"{k} {n} ({self.spent[k]:.0f} s)" for k, n in sorted(kinds.items())) + f", {seconds:.1f} s, "
+                   f"503s after a PostgreSQL restart up to {max(self.recoveries, default=0):.1f} s, "
                    f"failing seeds {len(failures)}")
         print(summary, file=sys.stderr)
         if failures:
@@ -130,7 +203,7 @@ class ModelTest(OrderFixtures, E2ETestCase):
 
     def describe(self, seed, done, error):
         index = len(done) - 1
-        steps = "; ".join(f"{i}:{kind}" + (f"({detail})" if detail else "") for i, (kind, detail) in enumerate(done))
+        steps = "; ".join(f"{i}:{kind}" + (f"({detail})" if detail else "") for i, (kind, detail, _) in enumerate(done))
         where = f"op {index}" if index >= 0 else "before the first op"
         return (f"seed {seed}, {where}: {error}\n  ops so far: {steps}\n"
                 f"  replay: MEDIAGEN_MODEL_SEED={seed} scripts/test -R e2e_test_model\n"
@@ -146,15 +219,17 @@ class ModelTest(OrderFixtures, E2ETestCase):
             self.set_quota(user["id"], quota)
         model = AccountModel(balance, quota, self.price)
         ops = Operations(self, rng, model, key, user["id"], seed)
-        ops.template = self.template(key)
+        ops.make_template()
         self.check(ops, model, user["id"], None)
         for index in range(count):
             kind = ops.draw()
-            done.append((kind, ""))
+            started = time.monotonic()
+            done.append((kind, "", 0.0))
             touched, detail = ops.run(kind, index)
-            done[-1] = (kind, detail)
+            done[-1] = (kind, detail, 0.0)
             model.settle()
             self.check(ops, model, user["id"], touched)
+            done[-1] = (kind, detail, time.monotonic() - started)
 
     # -- after every operation
 
@@ -171,14 +246,14 @@ class ModelTest(OrderFixtures, E2ETestCase):
             time.sleep(0.05)
         self.assertInvariantsAtOnce()
         if touched is not None:
-            self.assertApiAgrees(ops.key, touched)
+            self.assertApiAgrees(ops, touched)
 
     def expected_view(self, model):
         items = {(o.id, r.index, r.kind, r.attempt): r.status for o in model.orders for r in o.records()}
         return {"wallet": model.wallet, "quota": model.quota, "orders": model.order_view(), "items": items}
 
     def actual_view(self, user_id):
-        rows = self.h.psql_rows(
+        rows = self.db.rows(
             "SELECT 'a', coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'wallet' AND user_id = u.id), 0)::text,"
             " coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'quota' AND user_id = u.id), 0)::text,"
             " (SELECT count(*) FROM order_items i JOIN orders o ON o.id = i.order_id"
@@ -202,14 +277,14 @@ class ModelTest(OrderFixtures, E2ETestCase):
         return view, quiet
 
     def assertInvariantsAtOnce(self):
-        counts = self.h.psql_rows(self.invariants_sql)
+        counts = self.db.rows(self.invariants_sql)
         broken = [self.checks[int(n)] for n, rows in counts if rows != "0"]
         details = [f"{name}: {self.h.psql(sql).strip()[:500]}" for name, sql in broken]
         self.assertEqual(details, [], "ledger invariants violated")
 
-    def assertApiAgrees(self, key, order):
+    def assertApiAgrees(self, ops, order):
         """GET /orders/{id} (spec 4.1) shows the order and its records as the model has them."""
-        r = self.server.api("GET", f"/orders/{order.id}", key)
+        r = ops.get(f"/orders/{order.id}")
         data = self.assertSuccess(r)
         self.assertEqual(data["status"], order.status, f"GET /orders/{order.id}")
         shown = {(i["chunk_index"], i["item_type"], i["attempt_number"]): i["status"] for i in data["items"]}
