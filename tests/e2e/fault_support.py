@@ -1,6 +1,7 @@
 """Faults a test can cause in the stores a server depends on: a private Redis to stop, pause or
-freeze; a private PostgreSQL to crash-restart or stop; the server's own PostgreSQL backends to freeze or terminate; and a TCP proxy in front of
-PostgreSQL that refuses connections, cuts them, or loses the answer to a COMMIT."""
+freeze; a private PostgreSQL to crash-restart or stop; the server's own PostgreSQL backends to
+freeze or terminate; and a TCP proxy in front of PostgreSQL that refuses connections, cuts them,
+or loses the answer to a COMMIT."""
 
 import glob
 import os

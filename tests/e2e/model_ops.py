@@ -12,7 +12,7 @@ from model_support import BANNED, FINISHED, MARKER
 from orders_support import ledger_snapshot
 
 WEIGHTS = {"create": 7, "cancel": 3, "retry_item": 7, "retry_failed": 3, "regenerate": 4, "retry_order": 2,
-           "kill9": 1, "pg_restart": 1, "redis_outage": 1}
+           "kill9": 1, "pg_restart": 1, "redis_outage": 1, "cancel_created": 0.5}
 WORDS = ("river", "garden", "lantern", "harbour", "meadow", "violin", "compass", "orchard", "quarry", "signal",
          "amber", "willow", "copper", "thistle", "beacon", "saddle")
 PARAGRAPH = {"generation_mode": "paragraph"}
@@ -201,6 +201,20 @@ class Operations:
             self.t.assertEqual(data["retry_of"], order.id, "order retry: retry_of")
             return answer.order, f"{answer.status}"
         return order, f"{answer.status}"
+
+    def op_cancel_created(self, index):
+        """Cancel of an order nothing has claimed yet: created while the workers are off (a server
+        without workers takes the place of the killed one), then cancelled; then workers again."""
+        self.t.kill9(workers=0)
+        try:
+            order, detail = self.op_create(index)
+            if order is not None:
+                answer = self.model.cancel(order)
+                self.expect(self.send("POST", f"/orders/{order.id}/cancel"), answer, "cancel of a created order")
+                detail += f", cancel {answer.status}"
+        finally:
+            self.t.kill9()
+        return order, detail
 
     def op_kill9(self, index):
         order, detail = self.op_create(index)

@@ -134,7 +134,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
             cls.h.redis_url = cls.redis.url
             cls.h.setup()
             cls.seed()
-            cls.price = int(cls.h.psql_value("SELECT price_per_1k_minor FROM service_models WHERE model_id = 'b-standard'"))
+            cls.price = int(cls.h.psql_value(
+                "SELECT price_per_1k_minor FROM service_models WHERE model_id = 'b-standard'"))
             cls.checks, cls.invariants_sql = combined_invariants()
             cls.server = cls.h.start_server(cls.server_env, name="model#1")
             cls.db = PsqlSession(cls.h.db_url)
@@ -161,16 +162,26 @@ class ModelTest(OrderFixtures, E2ETestCase):
 
     # -- processes
 
-    def restart_server(self):
-        self.server = type(self).server = self.h.start_server(self.server_env, name=f"model#{len(self.h.servers) + 1}")
+    def restart_server(self, workers=None):
+        settings = dict(self.server_env)
+        if workers is not None:
+            settings["MEDIAGEN_WORKERS"] = str(workers)
+        self.server = type(self).server = self.h.start_server(settings, name=f"model#{len(self.h.servers) + 1}")
 
-    def kill9(self):
+    def kill9(self, workers=None):
+        """kill -9 of the server and a new one on the same database, storage and secret."""
         self.server.proc.kill()
         self.assertIsNotNone(self.server.wait_exit(30), "server did not die on SIGKILL")
+        # Keep the logs of the last two dead processes for a failure report, not of every one.
+        dead = [s for s in self.h.servers if not s.alive()]
+        for old in dead[:-2]:
+            self.h.servers.remove(old)
+            old.proc.stdout.close()
+            old.proc.stderr.close()
         # A stitch the dead process held keeps its lease (not configurable): expire it, as the
         # clock eventually would, so the next process redoes it now.
         self.h.psql("UPDATE orders SET stitch_until = now() - interval '1 second' WHERE stitch_token IS NOT NULL")
-        self.restart_server()
+        self.restart_server(workers)
 
     # -- the run
 
@@ -193,21 +204,22 @@ class ModelTest(OrderFixtures, E2ETestCase):
             for kind, _, spent in done:
                 self.spent[kind] += spent
         seconds = time.monotonic() - started
-        summary = (f"model test: seeds {len(seeds)} ({seeds[0]}..{seeds[-1]}), ops {sum(kinds.values())}, "
-                   + ", ".join(f"{k} {n} ({self.spent[k]:.0f} s)" for k, n in sorted(kinds.items())) + f", {seconds:.1f} s, "
-                   f"503s after a PostgreSQL restart up to {max(self.recoveries, default=0):.1f} s, "
+        by_kind = ", ".join(f"{k} {n} ({self.spent[k]:.0f} s)" for k, n in sorted(kinds.items()))
+        summary = (f"model test: seeds {len(seeds)} ({seeds[0]}..{seeds[-1]}), ops {sum(kinds.values())}: {by_kind}; "
+                   f"{seconds:.1f} s; 503s after a PostgreSQL restart up to {max(self.recoveries, default=0):.1f} s; "
                    f"failing seeds {len(failures)}")
         print(summary, file=sys.stderr)
         if failures:
             self.fail("\n\n".join(failures) + "\n" + summary)
 
     def describe(self, seed, done, error):
+        """Seed, op index, the ops so far and the replay command first; then what differed."""
         index = len(done) - 1
         steps = "; ".join(f"{i}:{kind}" + (f"({detail})" if detail else "") for i, (kind, detail, _) in enumerate(done))
-        where = f"op {index}" if index >= 0 else "before the first op"
-        return (f"seed {seed}, {where}: {error}\n  ops so far: {steps}\n"
+        where = f"op {index} ({done[-1][0]})" if done else "before the first op"
+        return (f"seed {seed}, {where}\n  ops so far: {steps}\n"
                 f"  replay: MEDIAGEN_MODEL_SEED={seed} scripts/test -R e2e_test_model\n"
-                + "".join(traceback.format_exception(error)[-6:]))
+                f"  what differed: {error}\n" + "".join(traceback.format_exception(error)[-6:]))
 
     def run_seed(self, seed, count, done):
         rng = random.Random(seed)
@@ -254,7 +266,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
 
     def actual_view(self, user_id):
         rows = self.db.rows(
-            "SELECT 'a', coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'wallet' AND user_id = u.id), 0)::text,"
+            "SELECT 'a',"
+            " coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'wallet' AND user_id = u.id), 0)::text,"
             " coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'quota' AND user_id = u.id), 0)::text,"
             " (SELECT count(*) FROM order_items i JOIN orders o ON o.id = i.order_id"
             "  WHERE o.user_id = u.id AND i.status IN ('pending', 'processing'))::text,"
@@ -262,7 +275,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
             f" FROM users u WHERE u.id = {int(user_id)}"
             " UNION ALL SELECT 'o', o.id::text, o.status, '', '', '' FROM orders o"
             f" WHERE o.user_id = {int(user_id)}"
-            " UNION ALL SELECT 'i', i.order_id::text, i.chunk_index::text, i.item_type, i.attempt_number::text, i.status"
+            " UNION ALL SELECT 'i', i.order_id::text, i.chunk_index::text, i.item_type,"
+            " i.attempt_number::text, i.status"
             f" FROM order_items i JOIN orders o ON o.id = i.order_id WHERE o.user_id = {int(user_id)}")
         view = {"orders": {}, "items": {}}
         quiet = False
