@@ -112,6 +112,7 @@ class PsqlSession:
 
 class ModelTest(OrderFixtures, E2ETestCase):
     start_server = False
+    started = 1  # server processes so far, for their names in the logs
     server_env = {
         "MEDIAGEN_WORKERS": "2",
         "MEDIAGEN_SWEEP_INTERVAL_MS": "200",
@@ -166,7 +167,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
         settings = dict(self.server_env)
         if workers is not None:
             settings["MEDIAGEN_WORKERS"] = str(workers)
-        self.server = type(self).server = self.h.start_server(settings, name=f"model#{len(self.h.servers) + 1}")
+        type(self).started += 1
+        self.server = type(self).server = self.h.start_server(settings, name=f"model#{self.started}")
 
     def kill9(self, workers=None):
         """kill -9 of the server and a new one on the same database, storage and secret."""
