@@ -1,0 +1,312 @@
+"""Seeded model test (spec 1 billing, 2.3, 2.4, 3.1, 3.2, 4.2, 7.1): a seed draws random operations
+(create, cancel, item retry, retry-failed, regenerate, order retry, kill -9 of the server,
+PostgreSQL crash-restart, Redis stop and start) against one account; a reference model
+(model_support.py) predicts each answer and the state after it. After every operation the work
+settles, every check of tests/integration/invariants.sql runs, and the wallet, the quota, each
+order's status and each record's status must equal the model's.
+
+The class owns its PostgreSQL cluster and Redis (it crashes them; other modules share theirs).
+Sizes: MEDIAGEN_MODEL_SEEDS (20), MEDIAGEN_MODEL_OPS (40), MEDIAGEN_MODEL_FIRST_SEED (1);
+MEDIAGEN_MODEL_SEED=N replays one seed. A failure names the seed, the operation and the way to
+replay it; the run ends with a one-line summary."""
+
+import os
+import random
+import select
+import subprocess
+import sys
+import time
+import traceback
+import unittest
+import urllib.parse
+from collections import Counter
+
+from fault_support import PrivatePostgres, PrivateRedis
+from harness import E2ETestCase, Harness
+from model_support import BANNED, MARKER, AccountModel
+from model_ops import Operations
+from orders_support import OrderFixtures, invariant_checks
+from programs import program
+
+SETTLE_SECONDS = 60.0
+
+
+def sizes():
+    one = os.environ.get("MEDIAGEN_MODEL_SEED")
+    if one:
+        return [int(one)], int(os.environ.get("MEDIAGEN_MODEL_OPS", "40"))
+    first = int(os.environ.get("MEDIAGEN_MODEL_FIRST_SEED", "1"))
+    count = int(os.environ.get("MEDIAGEN_MODEL_SEEDS", "20"))
+    return list(range(first, first + count)), int(os.environ.get("MEDIAGEN_MODEL_OPS", "40"))
+
+
+def combined_invariants():
+    """One statement counting the rows of every invariant check (one psql call per step)."""
+    checks = invariant_checks()
+    parts = [f"SELECT {i} AS n, (SELECT count(*) FROM ({sql.strip().rstrip(';')}) x) AS rows"
+             for i, (_, sql) in enumerate(checks)]
+    return checks, " UNION ALL ".join(parts)
+
+
+class PsqlSession:
+    """One psql kept open for the many reads of a run: a psql process per read costs about
+    150 ms on a loaded machine. Reads only, so one that meets a broken connection (after a
+    PostgreSQL crash-restart) is asked again of a new psql."""
+
+    END = "__model_read_end__"
+
+    def __init__(self, url):
+        self.url = url
+        self.proc = None
+        self.buf = b""
+
+    def close(self):
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+            self.proc.stdin.close()
+            self.proc.stdout.close()
+        self.proc = None
+
+    def rows(self, sql, timeout=60.0):
+        for attempt in (1, 2):
+            if self.proc is None:
+                self.proc = subprocess.Popen([program("psql"), "-X", "-q", "-A", "-t", "-F", "\t", "-d", self.url],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                self.buf = b""
+            try:
+                lines = self._ask(sql, timeout)
+            except (OSError, EOFError) as e:
+                lines = [f"psql: {e}"]
+            errors = [x for x in lines if x.startswith(("psql:", "ERROR:", "FATAL:", "server closed", "connection"))]
+            if not errors:
+                return [x.split("\t") for x in lines]
+            self.close()
+            if attempt == 2:
+                raise AssertionError(f"psql failed for {sql!r}: {errors}")
+        return []
+
+    def value(self, sql):
+        rows = self.rows(sql)
+        return rows[0][0] if rows else ""
+
+    def _ask(self, sql, timeout):
+        self.proc.stdin.write((sql.strip().rstrip(";") + ";\n\\echo " + self.END + "\n").encode())
+        self.proc.stdin.flush()
+        end = (self.END + "\n").encode()
+        deadline = time.monotonic() + timeout
+        while end not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+                raise OSError(f"no answer within {timeout}s")
+            data = os.read(self.proc.stdout.fileno(), 65536)
+            if not data:
+                raise EOFError("psql exited")
+            self.buf += data
+        text, _, self.buf = self.buf.partition(end)
+        return [x for x in text.decode("utf-8", "replace").splitlines() if x != ""]
+
+    def psql_value(self, sql):  # what orders_support.ledger_snapshot asks of a harness
+        return self.value(sql)
+
+
+class ModelTest(OrderFixtures, E2ETestCase):
+    start_server = False
+    started = 1  # server processes so far, for their names in the logs
+    server_env = {
+        "MEDIAGEN_WORKERS": "2",
+        "MEDIAGEN_SWEEP_INTERVAL_MS": "200",
+        "MEDIAGEN_LEASE_SECONDS": "2",
+        "MEDIAGEN_ENGINE_FAIL_MARKER": MARKER,
+        "MEDIAGEN_CONTENT_POLICY": BANNED,
+    }
+
+    @classmethod
+    def setUpClass(cls):
+        cls.pg = PrivatePostgres()
+        cls.redis = PrivateRedis()
+        try:
+            cls.pg.start()
+            cls.redis.start()
+            cls.h = Harness(cls.__name__)
+            cls.h.admin_url = cls.pg.admin_url
+            u = urllib.parse.urlsplit(cls.pg.admin_url)
+            cls.h.db_url = urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + cls.h.db_name, "", ""))
+            cls.h.redis_url = cls.redis.url
+            cls.h.setup()
+            cls.seed()
+            cls.price = int(cls.h.psql_value(
+                "SELECT price_per_1k_minor FROM service_models WHERE model_id = 'b-standard'"))
+            cls.checks, cls.invariants_sql = combined_invariants()
+            cls.server = cls.h.start_server(cls.server_env, name="model#1")
+            cls.db = PsqlSession(cls.h.db_url)
+        except BaseException:
+            cls._release()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._release()
+
+    @classmethod
+    def _release(cls):
+        try:
+            if getattr(cls, "db", None):
+                cls.db.close()
+            if getattr(cls, "h", None):
+                if cls.redis.proc is None:
+                    cls.redis.start()  # an outage left open by a failure: the cleanup needs Redis
+                cls.h.teardown()
+        finally:
+            cls.redis.remove()
+            cls.pg.remove()
+
+    # -- processes
+
+    def restart_server(self, workers=None):
+        settings = dict(self.server_env)
+        if workers is not None:
+            settings["MEDIAGEN_WORKERS"] = str(workers)
+        type(self).started += 1
+        self.server = type(self).server = self.h.start_server(settings, name=f"model#{self.started}")
+
+    def kill9(self, workers=None):
+        """kill -9 of the server and a new one on the same database, storage and secret."""
+        self.server.proc.kill()
+        self.assertIsNotNone(self.server.wait_exit(30), "server did not die on SIGKILL")
+        # Keep the logs of the last two dead processes for a failure report, not of every one.
+        dead = [s for s in self.h.servers if not s.alive()]
+        for old in dead[:-2]:
+            self.h.servers.remove(old)
+            old.proc.stdout.close()
+            old.proc.stderr.close()
+        # A stitch the dead process held keeps its lease (not configurable): expire it, as the
+        # clock eventually would, so the next process redoes it now.
+        self.h.psql("UPDATE orders SET stitch_until = now() - interval '1 second' WHERE stitch_token IS NOT NULL")
+        self.restart_server(workers)
+
+    # -- the run
+
+    def test_random_operations_match_the_model(self):
+        seeds, ops = sizes()
+        started = time.monotonic()
+        kinds = Counter()
+        failures = []
+        self.recoveries = []
+        self.spent = Counter()
+        for seed in seeds:
+            done = []
+            try:
+                self.run_seed(seed, ops, done)
+            except Exception as e:  # one seed's failure is reported with the others' outcome
+                failures.append(self.describe(seed, done, e))
+                if len(failures) >= 3:
+                    break
+            kinds.update(kind for kind, _, _ in done)
+            for kind, _, spent in done:
+                self.spent[kind] += spent
+        seconds = time.monotonic() - started
+        by_kind = ", ".join(f"{k} {n} ({self.spent[k]:.0f} s)" for k, n in sorted(kinds.items()))
+        summary = (f"model test: seeds {len(seeds)} ({seeds[0]}..{seeds[-1]}), ops {sum(kinds.values())}: {by_kind}; "
+                   f"{seconds:.1f} s; 503s after a PostgreSQL restart up to {max(self.recoveries, default=0):.1f} s; "
+                   f"failing seeds {len(failures)}")
+        print(summary, file=sys.stderr)
+        if failures:
+            self.fail("\n\n".join(failures) + "\n" + summary)
+
+    def describe(self, seed, done, error):
+        """Seed, op index, the ops so far and the replay command first; then what differed."""
+        index = len(done) - 1
+        steps = "; ".join(f"{i}:{kind}" + (f"({detail})" if detail else "") for i, (kind, detail, _) in enumerate(done))
+        where = f"op {index} ({done[-1][0]})" if done else "before the first op"
+        return (f"seed {seed}, {where}\n  ops so far: {steps}\n"
+                f"  replay: MEDIAGEN_MODEL_SEED={seed} scripts/test -R e2e_test_model\n"
+                f"  what differed: {error}\n" + "".join(traceback.format_exception(error)[-6:]))
+
+    def run_seed(self, seed, count, done):
+        rng = random.Random(seed)
+        balance = rng.choice((20, 60, 120, 400))
+        quota = rng.choice((0, 0, 300, 2000))
+        user = self.h.create_user(email=f"model-{seed}-{time.time_ns()}@example.com", balance=balance)
+        key = self.h.create_key(user["id"], preset="full")["key"]
+        if quota:
+            self.set_quota(user["id"], quota)
+        model = AccountModel(balance, quota, self.price)
+        ops = Operations(self, rng, model, key, user["id"], seed)
+        ops.make_template()
+        self.check(ops, model, user["id"], None)
+        for index in range(count):
+            kind = ops.draw()
+            started = time.monotonic()
+            done.append((kind, "", 0.0))
+            touched, detail = ops.run(kind, index)
+            done[-1] = (kind, detail, 0.0)
+            model.settle()
+            self.check(ops, model, user["id"], touched)
+            done[-1] = (kind, detail, time.monotonic() - started)
+
+    # -- after every operation
+
+    def check(self, ops, model, user_id, touched):
+        expected = self.expected_view(model)
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while True:
+            actual, quiet = self.actual_view(user_id)
+            if quiet and actual == expected:
+                break
+            if time.monotonic() >= deadline:
+                self.assertEqual(actual, expected, "the state differs from the model's"
+                                 + ("" if quiet else " (work still running after the settle time)"))
+            time.sleep(0.05)
+        self.assertInvariantsAtOnce()
+        if touched is not None:
+            self.assertApiAgrees(ops, touched)
+
+    def expected_view(self, model):
+        items = {(o.id, r.index, r.kind, r.attempt): r.status for o in model.orders for r in o.records()}
+        return {"wallet": model.wallet, "quota": model.quota, "orders": model.order_view(), "items": items}
+
+    def actual_view(self, user_id):
+        rows = self.db.rows(
+            "SELECT 'a',"
+            " coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'wallet' AND user_id = u.id), 0)::text,"
+            " coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'quota' AND user_id = u.id), 0)::text,"
+            " (SELECT count(*) FROM order_items i JOIN orders o ON o.id = i.order_id"
+            "  WHERE o.user_id = u.id AND i.status IN ('pending', 'processing'))::text,"
+            " (SELECT count(*) FROM orders o WHERE o.user_id = u.id AND o.stitch_until IS NOT NULL)::text, ''"
+            f" FROM users u WHERE u.id = {int(user_id)}"
+            " UNION ALL SELECT 'o', o.id::text, o.status, '', '', '' FROM orders o"
+            f" WHERE o.user_id = {int(user_id)}"
+            " UNION ALL SELECT 'i', i.order_id::text, i.chunk_index::text, i.item_type,"
+            " i.attempt_number::text, i.status"
+            f" FROM order_items i JOIN orders o ON o.id = i.order_id WHERE o.user_id = {int(user_id)}")
+        view = {"orders": {}, "items": {}}
+        quiet = False
+        for row in rows:
+            if row[0] == "a":
+                view["wallet"], view["quota"] = int(row[1]), int(row[2])
+                quiet = row[3] == "0" and row[4] == "0"
+            elif row[0] == "o":
+                view["orders"][row[1]] = row[2]
+            else:
+                view["items"][(row[1], int(row[2]), row[3], int(row[4]))] = row[5]
+        return view, quiet
+
+    def assertInvariantsAtOnce(self):
+        counts = self.db.rows(self.invariants_sql)
+        broken = [self.checks[int(n)] for n, rows in counts if rows != "0"]
+        details = [f"{name}: {self.h.psql(sql).strip()[:500]}" for name, sql in broken]
+        self.assertEqual(details, [], "ledger invariants violated")
+
+    def assertApiAgrees(self, ops, order):
+        """GET /orders/{id} (spec 4.1) shows the order and its records as the model has them."""
+        r = ops.get(f"/orders/{order.id}")
+        data = self.assertSuccess(r)
+        self.assertEqual(data["status"], order.status, f"GET /orders/{order.id}")
+        shown = {(i["chunk_index"], i["item_type"], i["attempt_number"]): i["status"] for i in data["items"]}
+        self.assertEqual(shown, {(x.index, x.kind, x.attempt): x.status for x in order.records()},
+                         f"items of GET /orders/{order.id}")
+
+
+if __name__ == "__main__":
+    unittest.main()
