@@ -5,8 +5,8 @@
 //   - split_target gives a decoded path no longer than the raw one and the query after '?';
 //   - the text checks refuse a path or query exactly when it is not clean text on one line;
 //   - Query::parse keeps only named parameters; the integer getters answer within their bounds;
-//   - resolve_client_ip answers the peer or an address-looking X-Forwarded-For entry, which is
-//     not a trusted proxy unless it is the leftmost entry;
+//   - resolve_client_ip answers the peer or an address-looking X-Forwarded-For entry (every line of
+//     the header, joined in order), which is not a trusted proxy unless it is the leftmost entry;
 //   - a time zone that parses formats as a 25-character ISO 8601 time;
 //   - the body stage's json_depth is at least the nesting of every body nlohmann accepts (exactly
 //     it without NUL bytes), so the depth limit (64) is what bounds the parser.
@@ -29,6 +29,7 @@
 #include "mediagen/core/percent.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/core/utf8.hpp"
+#include "mediagen/http/message.hpp"
 #include "mediagen/http/pipeline.hpp"
 #include "mediagen/http/query.hpp"
 
@@ -174,7 +175,11 @@ void run_pipeline(const Parser& parser) {
   if (auto z = header(parser, "X-Timezone")) {
     if (auto tz = TimeZone::parse(*z)) FUZZ_CHECK(tz->format(TimePoint{}).size() == 25);
   }
-  client_ip_stage(header(parser, "X-Forwarded-For"));
+  // Every X-Forwarded-For line, joined in order as the pipeline joins them.
+  std::vector<std::string_view> lines;
+  for (auto [it, end] = parser.get().equal_range("X-Forwarded-For"); it != end; ++it) lines.push_back(it->value());
+  const std::string joined = http::join_header_lines(lines);
+  client_ip_stage(lines.empty() ? std::nullopt : std::optional<std::string_view>(joined));
 }
 
 }  // namespace
