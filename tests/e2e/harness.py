@@ -577,6 +577,13 @@ class Harness:
         # One object store per suite, shared by its servers like one deployment's.
         self.storage_dir = tempfile.mkdtemp(prefix=f"mg_e2e_{token}_storage_")
 
+    def use_cluster(self, admin_url: str):
+        """Points this harness at another PostgreSQL cluster (a class's own, which it may crash),
+        before setup()."""
+        self.admin_url = admin_url
+        u = urllib.parse.urlsplit(admin_url)
+        self.db_url = urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + self.db_name, "", ""))
+
     # -- environment
 
     def env(self, extra: dict | None = None) -> dict:

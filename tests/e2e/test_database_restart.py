@@ -8,7 +8,6 @@ to the end by the same process, and the invariants after."""
 
 import threading
 import time
-import urllib.parse
 
 from harness import E2ETestCase, Harness, poll
 from fault_support import PrivatePostgres
@@ -34,9 +33,7 @@ class DatabaseRestartTests(OrderFixtures, E2ETestCase):
         try:
             cls.pg.start()
             cls.h = Harness(cls.__name__)
-            cls.h.admin_url = cls.pg.admin_url
-            u = urllib.parse.urlsplit(cls.pg.admin_url)
-            cls.h.db_url = urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + cls.h.db_name, "", ""))
+            cls.h.use_cluster(cls.pg.admin_url)
             cls.h.setup()
             cls.seed()
             cls.server = cls.h.start_server(ENV, name="restart")

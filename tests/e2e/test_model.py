@@ -18,7 +18,6 @@ import sys
 import time
 import traceback
 import unittest
-import urllib.parse
 from collections import Counter
 
 from fault_support import PrivatePostgres, PrivateRedis
@@ -129,9 +128,7 @@ class ModelTest(OrderFixtures, E2ETestCase):
             cls.pg.start()
             cls.redis.start()
             cls.h = Harness(cls.__name__)
-            cls.h.admin_url = cls.pg.admin_url
-            u = urllib.parse.urlsplit(cls.pg.admin_url)
-            cls.h.db_url = urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + cls.h.db_name, "", ""))
+            cls.h.use_cluster(cls.pg.admin_url)
             cls.h.redis_url = cls.redis.url
             cls.h.setup()
             cls.seed()
