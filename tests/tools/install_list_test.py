@@ -91,13 +91,17 @@ class InstallListTest(unittest.TestCase):
         self.assertEqual(scan(self.installed), [])
 
     def test_the_scan_sees_a_program_missing_from_the_list(self):
-        # The checker itself: a name the list lacks is reported wherever a test may name it.
-        text = 'subprocess.run([program("mpg123"), "-q"])\nsubprocess.run([program("no-such-tool")])\n'
-        self.assertEqual(len(problems_in_python("t.py", text, self.installed)), 2)
-        self.assertEqual(len(problems_in_python("t.py", 'subprocess.run(["no-such-tool", "x"])', self.installed)), 1)
+        # The checker itself, against a list that lacks real programs (so no test names a program
+        # that does not exist): a name the list lacks is reported wherever a test may name it.
+        lacking = self.installed - {"mpg123", "cmake"}
+        text = 'subprocess.run([program("mpg123"), "-q"])\nsubprocess.run([program("cmake")])\n'
+        self.assertEqual(len(problems_in_python("t.py", text, self.installed)), 1)  # cmake is not declared
+        self.assertEqual(len(problems_in_python("t.py", text, lacking)), 3)
+        self.assertEqual(len(problems_in_python("t.py", 'subprocess.run(["mpg123", "x"])', self.installed)), 1)
         self.assertEqual(len(problems_in_python("t.py", 'shutil.which("node")', self.installed)), 1)
-        self.assertEqual(problems_in_shell("t.sh", "require_programs node no-such-tool\n", self.installed),
-                         ["t.sh: requires 'no-such-tool', which scripts/lib/install.sh never installs"])
+        self.assertEqual(problems_in_shell("t.sh", "require_programs node mpg123\n", lacking),
+                         ["t.sh: requires 'mpg123', which scripts/lib/install.sh never installs"])
+        self.assertEqual(problems_in_shell("t.sh", "require_programs node mpg123\n", self.installed), [])
         self.assertIn("mpg123", self.installed)
 
 
