@@ -7,9 +7,10 @@
 
 _packages_build=(g++ pkg-config libboost1.81-all-dev nlohmann-json3-dev
   libpqxx-dev libhiredis-dev libssl-dev libspdlog-dev libhowardhinnant-date-dev libcli11-dev tzdata
-  libespeak-ng-dev espeak-ng-data libmp3lame-dev zlib1g-dev ca-certificates)
+  libespeak-ng-dev espeak-ng-data libmp3lame-dev zlib1g-dev ca-certificates
+  libfluidsynth-dev musescore-general-soundfont-small libstk-dev)
 # libclang-rt-14-dev is libFuzzer and the sanitizer runtimes (clang only recommends it).
-_packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev libclang-rt-14-dev)
+_packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev libclang-rt-14-dev libfftw3-dev)
 _packages_bench=()
 
 # The programs the scripts run (build, services, seeding).
@@ -20,7 +21,7 @@ _programs_build=(cmake:cmake ninja:ninja-build ccache:ccache python3:python3 cur
 # (tests/fuzz/run.sh builds with clang and symbolizes reports with llvm-symbolizer).
 _programs_test=(mpg123:mpg123 node:nodejs npm:npm npx:npm bash:bash clang++:clang llvm-symbolizer:llvm)
 # The programs the benchmarks run.
-_programs_bench=(nginx:nginx wrk:wrk espeak-ng:espeak-ng lame:lame)
+_programs_bench=(nginx:nginx wrk:wrk espeak-ng:espeak-ng lame:lame fluidsynth:fluidsynth)
 
 # install_programs build|run|test|bench: the program:package pairs of that use, one a line.
 install_programs() {
