@@ -92,7 +92,7 @@ void render_crowd(std::span<float> out, const Shape& shape, Rng& rng) {
     const double f0 = voice_rng.range(95.0, 240.0) * shape.pitch;
     Biquad f1, f2;
     OnePole level(12.0);
-    double phase = voice_rng.uniform(), syllable_end = 0, target = 0;
+    double phase = voice_rng.uniform(), syllable_end = 0, target = 0, step = 0, pulse = 0;
     for (std::size_t i = 0; i < out.size(); ++i) {
       const double t = sample_time(i);
       if (t >= syllable_end) {
@@ -101,10 +101,13 @@ void render_crowd(std::span<float> out, const Shape& shape, Rng& rng) {
         f1.set_bandpass(voice_rng.range(300.0, 800.0), 5.0);
         f2.set_bandpass(voice_rng.range(900.0, 2300.0), 7.0);
       }
-      phase += f0 * (1.0 + 0.05 * std::sin(kTwoPi * 3.0 * t)) / kRate;
+      if (i % 64 == 0) step = f0 * (1.0 + 0.05 * std::sin(kTwoPi * 3.0 * t)) / kRate;  // vibrato is slow
+      phase += step;
+      // A glottal pulse: jumps at each period's start and decays (exp(-10 phase), incrementally).
+      pulse = phase >= 1.0 ? 1.0 : pulse * (1.0 - 10.0 * step);
       if (phase >= 1.0) phase -= 1.0;
-      const double pulse = std::exp(-phase * 10.0) - 0.1;
-      out[i] += static_cast<float>(level.process(target) * (f1.process(pulse) + 0.6 * f2.process(pulse)));
+      const double x = pulse - 0.1;
+      out[i] += static_cast<float>(level.process(target) * (f1.process(x) + 0.6 * f2.process(x)));
     }
   }
 }
