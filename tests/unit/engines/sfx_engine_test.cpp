@@ -66,6 +66,17 @@ TEST(SfxEngine, TheShortestAndLongestLengthsDecodeToTheRequest) {
   }
 }
 
+TEST(SfxEngine, EveryRecipeIsAudibleAtTheShortestLengthWhateverTheModifiers) {
+  // Slow spreads events out, and quiet, distant and light lower the level together: the shortest
+  // render still holds a sound, and a decoder still hears it.
+  for (auto name : sfx_recipe_names()) {
+    const std::string prompt = "slow quiet distant light " + std::string(name);
+    const Heard h = hear(prompt, kSfxMinDurationMs, 3);
+    EXPECT_GT(rms_dbfs(h.mono.samples), -50.0) << prompt;
+    EXPECT_LE(std::abs(h.decoded.duration_ms() - kSfxMinDurationMs), tolerance_ms(kSfxMinDurationMs)) << prompt;
+  }
+}
+
 TEST(SfxEngine, NeitherEndClicks) {
   // The stream starts and ends near silence: the first and last 2 ms of the decoded audio
   // (encoder delay aside, which is silence anyway) stay far below the peak.
