@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "mediagen/engines/audio_finish.hpp"
 #include "mediagen/engines/mp3.hpp"
@@ -27,8 +28,17 @@ std::size_t pcm_samples_for(std::int64_t duration_ms) {
 constexpr double kPeakDbfs = -4.0;
 constexpr double kMaxPeakDbfs = -2.0;   // MP3 may overshoot by about half a dB: stays under -1
 constexpr double kMinPeakDbfs = -22.0;  // quiet + distant + light stays audible
+// Continuous sounds (a siren, an engine) would sit far louder than sparse ones at the same peak:
+// their RMS is held at this (moved by the modifiers' gain like the peak).
+constexpr double kMaxRmsDbfs = -16.0;
 constexpr int kFadeInMs = 3;            // an explosion may start hard, but not with a click
 constexpr int kFadeOutMs = 60;
+
+double rms_dbfs(const std::vector<float>& x) {
+  double sum = 0;
+  for (float v : x) sum += static_cast<double>(v) * v;
+  return sum > 0 ? 10.0 * std::log10(sum / static_cast<double>(x.size())) : -200.0;
+}
 
 }  // namespace
 
@@ -41,7 +51,8 @@ boost::system::result<SfxPcm, EngineFailure> sfx_render(const PromptRequest& req
   }
   const auto mix = sfx::render_plan(plan, pcm_samples_for(duration_ms), request.seed);
   const double peak_db = std::clamp(kPeakDbfs + plan.shape.gain_db, kMinPeakDbfs, kMaxPeakDbfs);
-  const double scale = 32767.0 * std::pow(10.0, peak_db / 20.0);
+  const double rms_room_db = kMaxRmsDbfs + plan.shape.gain_db - rms_dbfs(mix);  // mix peaks at 1
+  const double scale = 32767.0 * std::pow(10.0, std::min(peak_db, rms_room_db) / 20.0);
   SfxPcm pcm;
   pcm.duration_ms = duration_ms;
   pcm.samples.resize(mix.size());

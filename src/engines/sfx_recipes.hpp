@@ -23,7 +23,7 @@ struct Shape {
   double echo = 0.0;       // 0 .. 1: reverb amount
   double length = 1.0;     // scales the default duration (short, long)
   bool metallic = false;   // a ringing comb over the mix
-  bool close = false;      // no darkening, a little more presence
+  bool close = false;      // less room
 };
 
 using RenderFn = void (*)(std::span<float> out, const Shape& shape, Rng& rng);

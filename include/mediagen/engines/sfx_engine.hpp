@@ -9,8 +9,9 @@
 // resonators, stick-slip friction); "dog bark" is a synthetic approximation (a pulse train
 // through formant filters), not a recording. The layers are mixed (the first one loudest),
 // the modifiers shape the mix (distance: quieter, low-passed, smeared by a small reverb), and
-// the result is levelled: peak at or under -2 dBFS before encoding (MP3 encoding can add about
-// half a dB), short fades so neither end clicks (3 ms in, so an explosion still starts hard).
+// the result is levelled: peak at -4 dBFS and RMS at most -16 dBFS, both moved by the loudness
+// modifiers, never above -2 dBFS before encoding (MP3 encoding can add about half a dB); short
+// fades so neither end clicks (3 ms in, so an explosion still starts hard).
 //
 // Unknown prompt: no recipe matches, and the fallback "ambience" plays: a soft low-passed pink
 // noise whose colour and slow swell follow the seed. Never an error.
