@@ -130,6 +130,30 @@ TEST(SfxEngine, DistantIsDarker) {
   EXPECT_LT(high_share(hear("distant rain", 1500, 9).mono), 0.5 * high_share(hear("rain", 1500, 9).mono));
 }
 
+// Power-weighted mean frequency of the loud frames, Hz.
+double spectral_centroid(const Mono& m) {
+  double weighted = 0, total = 0;
+  for (const auto& p : power_frames(m)) {
+    for (std::size_t k = 1; k < p.size(); ++k) {
+      weighted += p[k] * static_cast<double>(k) * static_cast<double>(m.rate) / kFrame;
+      total += p[k];
+    }
+  }
+  return total > 0 ? weighted / total : 0;
+}
+
+TEST(SfxEngine, HeavyIsLowerAndLouderThanLight) {
+  EXPECT_LT(spectral_centroid(hear("heavy bell", 2000, 4).mono), spectral_centroid(hear("light bell", 2000, 4).mono));
+  EXPECT_GT(rms_dbfs(hear("heavy footsteps", 2000, 4).mono.samples),
+            rms_dbfs(hear("light footsteps", 2000, 4).mono.samples) + 3.0);
+}
+
+TEST(SfxEngine, MetallicRingsAndEchoFillsTheGaps) {
+  EXPECT_GT(tonal_peak_db(hear("metallic rain", 1500, 6).mono), tonal_peak_db(hear("rain", 1500, 6).mono) + 4.0);
+  EXPECT_GT(rms_dbfs(hear("gunshot in a cave", 2000, 6).mono.samples),
+            rms_dbfs(hear("gunshot", 2000, 6).mono.samples) + 1.5);
+}
+
 TEST(SfxEngine, FastAndSlowChangeTheRate) {
   EXPECT_GT(onset_rate(hear("fast clock", 4000, 3).mono), onset_rate(hear("slow clock", 4000, 3).mono) + 0.5);
 }
