@@ -3,12 +3,18 @@
 namespace mediagen {
 
 std::string_view to_string(CapacityUnit unit) noexcept {
-  return unit == CapacityUnit::utf8_bytes ? "utf8_bytes" : "chars";
+  switch (unit) {
+    case CapacityUnit::chars: return "chars";
+    case CapacityUnit::utf8_bytes: return "utf8_bytes";
+    case CapacityUnit::seconds: return "seconds";
+  }
+  return "chars";
 }
 
 std::optional<CapacityUnit> capacity_unit_from_string(std::string_view name) noexcept {
   if (name == "chars") return CapacityUnit::chars;
   if (name == "utf8_bytes") return CapacityUnit::utf8_bytes;
+  if (name == "seconds") return CapacityUnit::seconds;
   return std::nullopt;
 }
 

@@ -108,6 +108,7 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   num("MEDIAGEN_LINK_TTL_SECONDS", c.link_ttl_seconds, 1, 86400 * 7);
   num("MEDIAGEN_ENGINE_DELAY_MS", c.engine_delay_ms, 0, 600000);
   str("MEDIAGEN_ENGINE_FAIL_MARKER", c.engine_fail_marker);
+  str("MEDIAGEN_SOUNDFONT", c.soundfont);
   if (auto v = getenv("MEDIAGEN_CONTENT_POLICY")) c.content_policy = split_list(*v);
   num("MEDIAGEN_DB_POOL_SIZE", c.db_pool_size, 1, 256);
   num("MEDIAGEN_INSTANCES", c.instances, 1, 1000);

@@ -34,7 +34,6 @@ Position position_of(const std::vector<Item>& items_of_order, int chunk_index) {
   return p;
 }
 
-bool is_single_shot(std::string_view task_type) noexcept { return task_type == "sfx" || task_type == "music"; }
 
 std::optional<Reason> retry_refusal(const Order& order, const Position& position, const Item& item) {
   if (is_single_shot(order.task_type)) return Reason::generative_not_supported;

@@ -24,9 +24,6 @@ struct Position {
 
 Position position_of(const std::vector<Item>& items_of_order, int chunk_index);
 
-// sfx and music are single-shot: never retried or regenerated per chunk.
-bool is_single_shot(std::string_view task_type) noexcept;
-
 // Why a free retry of `item` is refused now, or nullopt when it is allowed. Checked in this
 // order: generative_not_supported (sfx, music), invalid_order_status (order not
 // partially_completed), stitch_in_progress, active_retry_exists (a live record at the

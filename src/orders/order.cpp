@@ -37,6 +37,8 @@ std::string order_storage_prefix(std::string_view order_id) {
   return out;
 }
 
+bool is_single_shot(std::string_view task_type) noexcept { return task_type == "sfx" || task_type == "music"; }
+
 std::string item_audio_key(std::string_view order_id, std::string_view item_id, std::string_view claim) {
   std::string out = order_storage_prefix(order_id);
   out += "items/";

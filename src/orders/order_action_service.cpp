@@ -84,10 +84,15 @@ Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string
     if (!setup) return ApiError::retry_config_outdated_on_order();
     // The voice and settings the snapshot resolves to today.
     use_speech_setup(order, *setup);
-  } else if (!use_prompt_service(db, order.task_type, order)) {
-    return ApiError::retry_config_outdated_on_order();
+    order.plan = plan_chunks(order.input_text, order.chunker);
+  } else {
+    // The same request again (a seed it named stays, so the same audio comes back; otherwise a
+    // new one). The stored task_data passed these checks when the order was made.
+    FieldErrors ignored;
+    const auto data = nlohmann::json::parse(order.task_data, nullptr, false);
+    const auto params = read_generative_params(order.task_type, data.is_object() ? data : nlohmann::json::object(), ignored);
+    if (!use_prompt_service(db, params, true, order)) return ApiError::retry_config_outdated_on_order();
   }
-  order.plan = plan_chunks(order.input_text, order.chunker);
   return insert_order(db, caller, order, std::nullopt, idempotency, "orders.retry:" + std::string(order_id));
 }
 

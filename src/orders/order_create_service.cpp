@@ -12,12 +12,14 @@
 
 #include "idempotency_store.hpp"
 #include "mediagen/billing/ledger.hpp"
+#include "mediagen/core/crypto.hpp"
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/transact.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/orders/order_json.hpp"
 #include "mediagen/orders/order_money.hpp"
 #include "key_tokens.hpp"
+#include "generative.hpp"
 #include "order_pricing.hpp"
 #include "order_request.hpp"
 #include "order_write_store.hpp"
@@ -40,6 +42,14 @@ std::string engine_request_json(const templates::SpeechSetup& setup, std::string
                                      {"settings", std::move(settings)}});
 }
 
+// A variant seed nobody asked for: random, so two identical orders make different music.
+std::uint32_t random_seed() {
+  const std::string bytes = crypto::random_bytes(4);
+  std::uint32_t seed = 0;
+  for (const char b : bytes) seed = (seed << 8) | static_cast<unsigned char>(b);
+  return seed;
+}
+
 }  // namespace
 
 void use_speech_setup(NewOrder& order, const templates::SpeechSetup& setup) {
@@ -52,14 +62,20 @@ void use_speech_setup(NewOrder& order, const templates::SpeechSetup& setup) {
   order.engine_request = engine_request_json(setup, "espeak");
 }
 
-bool use_prompt_service(db::Db& db, const std::string& task_type, NewOrder& order) {
-  const auto service = find_prompt_service(db, task_type);
+// Sound effects and music: the service's first active model and its engine; the plan is one
+// chunk per variant, each billing the seconds it will make (generative.hpp).
+bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_ok, NewOrder& order) {
+  const auto service = find_prompt_service(db, order.task_type);
   if (!service) return false;
   order.service_key = service->service_key;
   order.model_id = service->model_id;
   order.price_per_1k_minor = service->price_per_1k_minor;
-  order.chunker = {.capacity = kPromptCapacity, .unit = CapacityUnit::chars, .mode = GenerationMode::ordinary};
-  order.engine_request = "{\"engine\":\"" + service->engine + "\",\"task_type\":\"" + task_type + "\"}";
+  order.chunker = generative_chunker(order.task_type);
+  if (!prompt_ok) return true;  // refused for its shape later; nothing to estimate
+  const std::int64_t duration_ms = generative_duration_ms(order.task_type, order.input_text, params);
+  const std::uint32_t seed = params.seed.value_or(random_seed());
+  order.plan = plan_generative(order.input_text, duration_ms, params.variants);
+  order.engine_request = generative_engine_request(service->engine, order.task_type, duration_ms, seed);
   return true;
 }
 
@@ -160,13 +176,15 @@ Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nloh
     auto setup = templates::validate_stored(db, *stored);
     if (!setup) outdated = setup.error();
     else use_speech_setup(order, *setup);
-  } else if (req.task_type == "sfx" || req.task_type == "music") {
-    if (!use_prompt_service(db, req.task_type, order)) req.refusal = ApiError::refused(Reason::service_not_found);
+  } else if (is_single_shot(req.task_type)) {
+    if (!use_prompt_service(db, req.generative, req.text_ok, order)) req.refusal = ApiError::refused(Reason::service_not_found);
   }
 
   // The estimate: what the text will bill, even when another field is wrong (billing is checked
   // before the shape); nothing when there is no usable text, which the shape check refuses.
-  if (req.text_ok && !outdated && !order.service_key.empty()) order.plan = plan_chunks(order.input_text, order.chunker);
+  if (req.text_ok && !outdated && !order.service_key.empty() && !is_single_shot(req.task_type)) {
+    order.plan = plan_chunks(order.input_text, order.chunker);
+  }
 
   std::optional<ApiError> shape;
   if (!req.acceptable() || outdated) {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "generative.hpp"
 #include "mediagen/orders/chunker.hpp"
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/templates/templates.hpp"
@@ -31,9 +32,10 @@ struct NewOrder {
 // chunk capacity, price, normalised config and what the engine needs.
 void use_speech_setup(NewOrder& order, const templates::SpeechSetup& setup);
 
-// sfx and music: one chunk of the prompt at the service's first active model and its engine.
-// False when the service is not offered.
-bool use_prompt_service(db::Db& db, const std::string& task_type, NewOrder& order);
+// sfx and music (order.task_type, the prompt in order.input_text): the service's first active
+// model and its engine, and - when the prompt passed its checks - one chunk per variant priced by
+// the seconds it makes (generative.hpp). False when the service is not offered.
+bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_ok, NewOrder& order);
 
 // In one transaction, in the spec's order: Idempotency-Key claim, concurrency slots and the
 // key's token limits (429), quota then balance (402), maintenance (503), then `shape` (a 422

@@ -35,34 +35,21 @@ void read_text(CreateRequest& r, const json* value, const std::string& name, std
   }
 }
 
-void read_integer(CreateRequest& r, const json& object, const char* key, std::int64_t min, std::int64_t max) {
-  const json* v = field(object, key);
-  if (!v) return;
-  const std::string name = std::string("task_data.") + key;
-  if (!v->is_number_integer()) {
-    r.errors.add(name, msg("validation.integer", name));
-  } else if (v->get<std::int64_t>() < min || v->get<std::int64_t>() > max) {
-    r.errors.add(name, Message{"validation.between",
-                               {{"attribute", name}, {"min", std::to_string(min)}, {"max", std::to_string(max)}}});
-  }
-}
-
 void read_task_data(CreateRequest& r) {
   if (r.task_type == "sfx") {
     read_text(r, field(r.task_data, "text"), "task_data.text", kPromptCapacity);
-    if (const json* d = field(r.task_data, "duration_seconds")) {
-      if (!d->is_number()) {
-        r.errors.add("task_data.duration_seconds", msg("validation.numeric", "task_data.duration_seconds"));
-      } else if (d->get<double>() < 0.5 || d->get<double>() > 22) {
-        r.errors.add("task_data.duration_seconds",
-                     Message{"validation.between", {{"attribute", "task_data.duration_seconds"}, {"min", "0.5"}, {"max", "22"}}});
-      }
-    }
+    r.generative = read_generative_params(r.task_type, r.task_data, r.errors);
   } else if (r.task_type == "music") {
     read_text(r, field(r.task_data, "prompt"), "task_data.prompt", kPromptCapacity);
-    read_integer(r, r.task_data, "n_variants", 1, 4);
+    r.generative = read_generative_params(r.task_type, r.task_data, r.errors);
   } else if (r.task_type == "voice_search") {
-    read_integer(r, r.task_data, "top", 1, 50);
+    if (const json* top = field(r.task_data, "top");
+        top && (!top->is_number_integer() || top->get<std::int64_t>() < 1 || top->get<std::int64_t>() > 50)) {
+      const std::string name = "task_data.top";
+      r.errors.add(name, top->is_number_integer()
+                             ? Message{"validation.between", {{"attribute", name}, {"min", "1"}, {"max", "50"}}}
+                             : msg("validation.integer", name));
+    }
     // The audio comes as multipart input_files[]; a JSON body never carries it (spec 4.1.1:
     // refused before any charge).
     r.refusal = ApiError::refused(Reason::source_file_required);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "field_errors.hpp"
+#include "generative.hpp"
 #include "mediagen/orders/chunker.hpp"
 
 namespace mediagen::orders {
@@ -26,6 +27,7 @@ struct CreateRequest {
   nlohmann::json config_override = nlohmann::json::object();
   nlohmann::json task_data = nlohmann::json::object();
   GenerationMode mode = GenerationMode::ordinary;
+  GenerativeParams generative;             // sfx, music: task_data's duration, variants, seed
   FieldErrors errors;
   std::optional<ApiError> refusal;  // a domain 422 (service_not_found, source_file_required)
 

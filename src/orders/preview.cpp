@@ -1,6 +1,7 @@
 #include "mediagen/orders/preview.hpp"
 #include "mediagen/core/json_text.hpp"
 
+#include "generative.hpp"
 #include "order_pricing.hpp"
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,11 @@ std::string preview_id(std::string_view text_hash_hex, const PreviewSettings& s)
   }
   material += std::to_string(s.chunker.capacity);
   return crypto::to_hex(crypto::sha256(material));
+}
+
+ChunkPlan plan_preview(std::string_view raw_text, const PreviewSettings& s) {
+  if (s.chunker.unit == CapacityUnit::seconds) return plan_generative(raw_text, s.duration_ms, s.variants);
+  return plan_chunks(raw_text, s.chunker);
 }
 
 std::string render_plan(const ChunkPlan& plan, const PreviewSettings& s, std::string_view id) {

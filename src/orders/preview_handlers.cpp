@@ -12,6 +12,7 @@
 #include "mediagen/orders/preview.hpp"
 #include "mediagen/orders/routes.hpp"
 #include "field_errors.hpp"
+#include "order_request.hpp"
 #include "preview_settings.hpp"
 #include "preview_store.hpp"
 
@@ -37,6 +38,7 @@ struct PreviewRequest {
   std::optional<std::string> template_id;
   std::string task_type = "tts";
   GenerationMode mode = GenerationMode::ordinary;
+  GenerativeParams generative;  // sfx, music: task_data's duration_seconds and n_variants
 };
 
 
@@ -94,6 +96,17 @@ Result<PreviewRequest> parse_post(const nlohmann::json& body) {
     fail("template_id", Message{"validation.required", {{"attribute", "template_id"}}});
   }
 
+  // sfx and music: the prompt is one order's; task_data sizes the files as POST /orders does.
+  if (is_single_shot(req.task_type)) {
+    if (text && text->is_string() && count_code_points(req.input_text) > kPromptCapacity) {
+      fail("input_text", Message{"validation.max_string", {{"attribute", "input_text"}, {"max", std::to_string(kPromptCapacity)}}});
+    }
+    if (const auto* data = field("task_data"); data && !data->is_null()) {
+      if (!data->is_object()) fail("task_data", Message{"validation.object", {{"attribute", "task_data"}}});
+      else req.generative = read_generative_params(req.task_type, *data, errors);
+    }
+  }
+
   auto mode = parse_mode("generation_mode", field("generation_mode"));
   if (!mode) fail("generation_mode", mode.error().fields.front().messages.front());
   else req.mode = *mode;
@@ -145,7 +158,8 @@ asio::awaitable<Result<http::Reply>> post_preview(Shared& s, http::RequestContex
         !t) {
       return t.error();
     }
-    auto settings = resolve_preview_settings(r.db, user, req.template_id, req.task_type, req.mode);
+    auto settings = resolve_preview_settings(r.db, user, req.template_id, req.task_type, req.mode, req.generative,
+                                             req.input_text);
     if (!settings) return settings.error();
     const std::string id = preview_id(text_hash(req.input_text), *settings);
     if (auto cached = s.store.get(r.redis, user, id)) {
@@ -154,7 +168,7 @@ asio::awaitable<Result<http::Reply>> post_preview(Shared& s, http::RequestContex
     }
     const bool background = req.task_type == "tts" && count_code_points(req.input_text) > kSyncPreviewChars;
     if (!background) {
-      const std::string doc = render_plan(plan_chunks(req.input_text, settings->chunker), *settings, id);
+      const std::string doc = render_plan(plan_preview(req.input_text, *settings), *settings, id);
       s.store.put(r.redis, user, id, doc);
       return reply_for(200, *page_of(doc, 1, kDefaultPreviewPerPage));
     }

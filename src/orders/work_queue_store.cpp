@@ -51,7 +51,9 @@ const db::Statement kReleaseOwn{
     " RETURNING id::text, order_id::text"};
 
 const db::Statement kPositionCount{
-    "work_position_count", "SELECT count(*) FROM order_items WHERE order_id = $1::uuid AND item_type = 'chunk'"};
+    "work_position_count",
+    "SELECT (SELECT count(*) FROM order_items WHERE order_id = $1::uuid AND item_type = 'chunk'),"
+    "  (SELECT task_type FROM orders WHERE id = $1::uuid)"};
 
 // Per position the newest completed record of any type: a completed regeneration replaces the
 // audio of the attempt before it.
@@ -168,7 +170,9 @@ StitchInputs WorkQueue::stitch_inputs(std::string_view order_id) {
   return db::transact(db_, [&](db::Tx& tx) {
     StitchInputs in;
     const std::string id(order_id);
-    in.positions = db_.exec(tx, kPositionCount, id)[0][0].as<int>();
+    const auto counted = db_.exec(tx, kPositionCount, id);
+    in.positions = counted[0][0].as<int>();
+    if (!counted[0][1].is_null()) in.task_type = counted[0][1].as<std::string>();
     for (const auto& row : db_.exec(tx, kStitchParts, id)) {
       StitchPart p;
       p.item_id = row[0].as<std::string>();

@@ -148,9 +148,12 @@ const std::vector<SeedService>& demo_services() {
         {"c-three", "Three", 1, 2000, 160, {}}}},
       {"provider_d", ServiceKind::tts, "Provider D", CapacityUnit::utf8_bytes,
        {{"d-base", "Base", 1, 4000, 70, {}}}},
-      // Template-less services: their models and prices come with the issues that build them.
-      {"sfx", ServiceKind::sfx, "Sound effects", CapacityUnit::chars, {}},
-      {"music", ServiceKind::music, "Music", CapacityUnit::chars, {}},
+      // Template-less services. Sound effects and music bill one token per started second of
+      // each file they make; capacity is the longest file, in seconds.
+      {"sfx", ServiceKind::sfx, "Sound effects", CapacityUnit::seconds,
+       {{"sfx-procedural", "Procedural", 1, 22, 2000, {}}}},
+      {"music", ServiceKind::music, "Music", CapacityUnit::seconds,
+       {{"music-composer", "Composer", 1, 300, 1000, {}}}},
       {"voice_search", ServiceKind::voice_search, "Voice search", CapacityUnit::chars, {}},
   };
   return services;

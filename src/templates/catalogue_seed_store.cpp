@@ -3,6 +3,21 @@
 #include "mediagen/templates/seed.hpp"
 
 namespace mediagen::templates {
+namespace {
+
+// The embedded engine of each kind: espeak-ng speaks, the procedural and FluidSynth engines make
+// sound effects and music; voice search has none yet.
+std::string_view seed_engine(ServiceKind kind) {
+  switch (kind) {
+    case ServiceKind::tts: return "espeak";
+    case ServiceKind::sfx: return "sfx";
+    case ServiceKind::music: return "music";
+    case ServiceKind::voice_search: return "none";
+  }
+  return "none";
+}
+
+}  // namespace
 
 CatalogueSeedReport seed_catalogue(db::Db& db, db::Tx& tx) {
   CatalogueSeedReport report;
@@ -18,8 +33,7 @@ CatalogueSeedReport seed_catalogue(db::Db& db, db::Tx& tx) {
         " updated_at = now()"
         " RETURNING id",
         s.key, std::string(to_string(s.kind)), s.name, std::string(to_string(s.capacity_unit)), service_position,
-        // Speech runs on the embedded espeak-ng engine; the other kinds have no engine yet.
-        std::string(s.kind == ServiceKind::tts ? "espeak" : "none"));
+        std::string(seed_engine(s.kind)));
     db.count();
     const auto service_id = rows[0][0].as<std::int64_t>();
     CatalogueSeedReport::Service item{s.key, std::string(to_string(s.kind)), {}};

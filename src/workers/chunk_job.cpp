@@ -2,6 +2,7 @@
 
 #include "engine_request.hpp"
 #include "mediagen/engines/audio_finish.hpp"
+#include "mediagen/engines/prompt_engine.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/object_store.hpp"
 #include "mediagen/workers/speech_source.hpp"
@@ -19,6 +20,30 @@ ChunkFailure from_engine(const engines::EngineFailure& f) {
   return technical("engine_error", f.detail);
 }
 
+// The engine the request names makes the chunk's audio: speech through its source and finishing,
+// sound effects and music whole (each variant its own seed). Any other name is a service
+// without an engine, whose chunks fail and whose funds go back.
+boost::system::result<engines::Audio, ChunkFailure> generate(const orders::ClaimedChunk& chunk, EngineRequest& request,
+                                                             const ChunkContext& context) {
+  if (chunk.task_type == "tts" && request.engine == context.speech_engine) {
+    request.speech.text = *chunk.text;
+    auto pcm = context.speech.speak(request.speech);
+    if (!pcm) return from_engine(pcm.error());
+    auto audio = engines::finish_chunk(std::move(*pcm));
+    if (!audio) return from_engine(audio.error());
+    return std::move(*audio);
+  }
+  const auto engine = context.prompt_engines.find(request.engine);
+  if (chunk.task_type == "tts" || engine == context.prompt_engines.end() || !engine->second) {
+    return technical("engine_unavailable", "engine " + request.engine + " for " + chunk.task_type);
+  }
+  request.prompt.prompt = *chunk.text;
+  request.prompt.seed += static_cast<std::uint64_t>(chunk.chunk_index);
+  auto audio = engine->second->generate(request.prompt);
+  if (!audio) return from_engine(audio.error());
+  return std::move(*audio);
+}
+
 }  // namespace
 
 ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& context) {
@@ -32,17 +57,8 @@ ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& con
 
   auto request = parse_engine_request(chunk.engine_request_json);
   if (!request) return technical("engine_error", "malformed engine_request");
-  // Only speech has an engine so far; every other engine name (and "none") is a service
-  // without one, whose chunks fail and whose funds go back.
-  if (chunk.task_type != "tts" || request->engine != context.speech_engine) {
-    return technical("engine_unavailable", "engine " + request->engine + " for " + chunk.task_type);
-  }
-  request->speech.text = *chunk.text;
-
-  auto pcm = context.speech.speak(request->speech);
-  if (!pcm) return from_engine(pcm.error());
-  auto audio = engines::finish_chunk(std::move(*pcm));
-  if (!audio) return from_engine(audio.error());
+  auto audio = generate(chunk, *request, context);
+  if (!audio) return audio.error();
 
   orders::ChunkOutput out;
   out.result_path = orders::item_audio_key(chunk.order_id, chunk.item_id, chunk.lease_token);

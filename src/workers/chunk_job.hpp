@@ -2,6 +2,7 @@
 // One claimed chunk's work between claim and settle: content checks, engine, finishing (loudness,
 // fades, MP3), storage. Returns what to settle the chunk with; never touches the database.
 #include <functional>
+#include <map>
 #include <string>
 #include <variant>
 
@@ -14,6 +15,10 @@ class ObjectStore;
 
 namespace mediagen::workers {
 class SpeechSource;
+}
+
+namespace mediagen::engines {
+class PromptEngine;
 }
 
 namespace mediagen::workers::detail {
@@ -34,6 +39,8 @@ struct ChunkContext {
   storage::ObjectStore& store;
   const ContentRules& content;
   std::string_view speech_engine;  // the engine_request "engine" `speech` serves
+  // Sound effects and music by engine name (WorkerPoolOptions::prompt_engines).
+  const std::map<std::string, engines::PromptEngine*, std::less<>>& prompt_engines;
   // Sleeps the drill's engine delay, if any; false when the pool is stopping (the engine is
   // then not started: the drain has given the chunk back already).
   std::function<bool()> before_engine;

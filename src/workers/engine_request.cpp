@@ -22,6 +22,18 @@ bool read_number(const nlohmann::json& doc, const char* key, std::optional<doubl
   return true;
 }
 
+bool read_prompt_fields(const nlohmann::json& doc, engines::PromptRequest& out) {
+  if (auto it = doc.find("duration_ms"); it != doc.end() && !it->is_null()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() <= 0) return false;
+    out.duration_ms = it->get<std::int64_t>();
+  }
+  if (auto it = doc.find("seed"); it != doc.end() && !it->is_null()) {
+    if (!it->is_number_unsigned()) return false;
+    out.seed = it->get<std::uint64_t>();
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<EngineRequest> parse_engine_request(std::string_view json) {
@@ -35,6 +47,7 @@ std::optional<EngineRequest> parse_engine_request(std::string_view json) {
       !read_string(doc, "language", r.speech.language_code)) {
     return std::nullopt;
   }
+  if (!read_prompt_fields(doc, r.prompt)) return std::nullopt;
   auto settings = doc.find("settings");
   if (settings != doc.end() && !settings->is_null()) {
     if (!settings->is_object()) return std::nullopt;

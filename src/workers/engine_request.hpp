@@ -1,18 +1,22 @@
 #pragma once
 // orders.engine_request, resolved at order creation so workers never read the catalogue:
-// {"engine": "espeak" | "none" | ..., "voice", "variant", "language",
-//  "settings": {"stability", "similarity_boost", "speed", "use_speaker_boost"}}.
+// speech: {"engine": "espeak", "voice", "variant", "language",
+//          "settings": {"stability", "similarity_boost", "speed", "use_speaker_boost"}};
+// sfx, music: {"engine": "sfx" | "music", "task_type", "duration_ms", "seed"};
+// "none" (or any other name): a service without an engine.
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "mediagen/engines/engine.hpp"
+#include "mediagen/engines/prompt_engine.hpp"
 
 namespace mediagen::workers::detail {
 
 struct EngineRequest {
   std::string engine;
   engines::SpeechRequest speech;  // text left empty
+  engines::PromptRequest prompt;  // prompt left empty; seed is the order's (variant 0)
 };
 
 // nullopt when the JSON is not an object with a string "engine" or a field has the wrong type.

@@ -116,6 +116,25 @@ StitchOutcome failed(orders::WorkQueue& queue, const orders::StitchJob& job, con
   return StitchOutcome::retry;
 }
 
+// Sound effects and music: each chunk's file is one of the result's files, in chunk order (a
+// music order's variants), as it is; nothing is joined. Each must still be there.
+StitchOutcome list_files(orders::WorkQueue& queue, const orders::StitchJob& job, const orders::StitchInputs& in,
+                         std::vector<orders::OrderChange>* changes, storage::ObjectStore& store) {
+  orders::StitchedResult result;
+  for (const auto& part : in.parts) {
+    auto size = store.stat(part.result_path);
+    if (!size) return failed(queue, job, {"chunk_audio_unreadable", size.error().detail}, changes);
+    if (!size.value()) return failed(queue, job, {"chunk_audio_unreadable", "no object: " + part.result_path}, changes);
+    result.files.push_back(part.result_path);
+    result.duration_ms = std::max(result.duration_ms, part.duration_ms.value_or(0));
+  }
+  if (!queue.finish_stitch(job, result, changes)) {
+    log::info("stitch superseded", {{"order_id", job.order_id}});
+    return StitchOutcome::lost;
+  }
+  return StitchOutcome::completed;
+}
+
 }  // namespace
 
 StitchOutcome Stitcher::stitch(orders::WorkQueue& queue, const orders::StitchJob& job, std::vector<orders::OrderChange>* changes) {
@@ -125,6 +144,7 @@ StitchOutcome Stitcher::stitch(orders::WorkQueue& queue, const orders::StitchJob
                   {"positions_without_audio", std::to_string(in.parts.size()) + "/" + std::to_string(in.positions)},
                   changes);
   }
+  if (orders::is_single_shot(in.task_type)) return list_files(queue, job, in, changes, store_);
   orders::StitchedResult result;
   result.files = {orders::result_audio_key(job.order_id)};
   result.service_files = {orders::result_subtitles_key(job.order_id, "srt"),

@@ -173,6 +173,7 @@ void run_stitch(State& s, Stitcher& stitcher, orders::WorkQueue& queue, const or
 
 void process(State& s, orders::WorkQueue& queue, Stitcher& stitcher, const orders::ClaimedChunk& c) {
   const detail::ChunkContext context{s.speech, s.store, s.options.content, s.options.speech_engine,
+                                     s.options.prompt_engines,
                                      [&s] { return s.sleep_for(s.options.engine_delay); }};
   std::atomic<std::int64_t> lease_end_ms{
       std::chrono::duration_cast<milliseconds>((steady_clock::now() + s.options.lease).time_since_epoch()).count()};

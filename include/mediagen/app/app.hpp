@@ -25,6 +25,7 @@
 #include "mediagen/core/counters.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/engines/espeak_engine.hpp"
+#include "mediagen/engines/sfx_engine.hpp"
 #include "mediagen/http/metrics.hpp"
 #include "mediagen/http/pipeline.hpp"
 #include "mediagen/http/router.hpp"
@@ -113,6 +114,7 @@ class App {
   const std::string link_secret_;
   engines::EspeakEngine espeak_;
   workers::EspeakSource speech_;
+  engines::SfxEngine sfx_;
   workers::WorkerPool workers_;
   // Bans, key invalidations, queued work and realtime events of every instance, through Redis.
   cache::Subscriber subscriber_;

@@ -21,6 +21,9 @@ std::optional<ItemType> item_type_from_string(std::string_view name) noexcept;
 // ordered, the rest are filters.
 bool is_task_type(std::string_view name) noexcept;
 bool is_orderable_task_type(std::string_view name) noexcept;
+// sfx and music are single-shot: never retried or regenerated per chunk, and their result lists
+// each chunk's file rather than one joined track.
+bool is_single_shot(std::string_view task_type) noexcept;
 
 // Attempts per chunk position (spec 8.2): the original plus at most four retries.
 inline constexpr int kMaxAttempts = 5;

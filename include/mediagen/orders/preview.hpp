@@ -30,6 +30,9 @@ struct PreviewSettings {
   std::string fingerprint;      // the template settings that decide the plan, canonical JSON
   ChunkerOptions chunker;
   std::int64_t price_per_1k_minor = 0;  // per 1,000 tokens
+  // sfx and music (chunker.unit seconds): each file's length and how many files; one chunk each.
+  std::int64_t duration_ms = 0;
+  int variants = 1;
   std::string currency_code = "USD";
   int currency_precision = 2;
 };
@@ -37,6 +40,9 @@ struct PreviewSettings {
 std::string text_hash(std::string_view raw_text);  // lowercase sha256 hex
 bool is_text_hash(std::string_view value);         // 64 lowercase hex characters
 std::string preview_id(std::string_view text_hash_hex, const PreviewSettings& settings);
+
+// The plan of a preview's text: the chunker's for speech, one chunk per file for sfx and music.
+ChunkPlan plan_preview(std::string_view raw_text, const PreviewSettings& settings);
 
 // The stored document: {"status":"ready","preview_id","summary":{...},"chunks":[...]}.
 std::string render_plan(const ChunkPlan& plan, const PreviewSettings& settings, std::string_view id);

@@ -100,12 +100,13 @@ struct StitchPart {
 };
 
 struct StitchInputs {
+  std::string task_type;           // of the order: tts is joined into one track; sfx and music list their files
   int positions = 0;               // chunk positions of the order (its original chunks)
   std::vector<StitchPart> parts;   // ordered by chunk_index; one per position that has audio
 };
 
 struct StitchedResult {
-  std::vector<std::string> files;          // ["orders/<id>/result.mp3"]
+  std::vector<std::string> files;          // tts ["orders/<id>/result.mp3"]; sfx, music: one per chunk
   std::vector<std::string> service_files;  // subtitles
   std::int64_t duration_ms = 0;
 };

@@ -15,6 +15,7 @@
 // completions are fenced out), threads joined. Several instances share one database safely.
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -28,6 +29,10 @@ class ObjectStore;
 
 namespace mediagen::orders {
 struct OrderChange;
+}
+
+namespace mediagen::engines {
+class PromptEngine;
 }
 
 namespace mediagen::workers {
@@ -50,6 +55,9 @@ struct WorkerPoolOptions {
   ContentRules content;                      // policy terms and the fault-drill marker
   std::chrono::milliseconds engine_delay{0};  // crash drills: a pause before each chunk's engine call
   std::string speech_engine = "espeak";      // the orders.engine_request "engine" the source serves
+  // Sound-effect and music engines by their orders.engine_request "engine" name; not owned (they
+  // outlive the pool). A chunk whose engine is in neither fails as engine_unavailable.
+  std::map<std::string, engines::PromptEngine*, std::less<>> prompt_engines;
   db::ConnectLimits db_limits;                // the workers' PostgreSQL timeouts (the operator's settings)
   // Called after each commit that changed an order's or an item's status (claims, settles,
   // stitches, requeues, janitor), from the pool's threads: the realtime publisher's hook.
