@@ -73,20 +73,24 @@ class TemplatesServiceTest : public MigratedTest {
 
 TEST_F(TemplatesServiceTest, SeedsTheCatalogueOnceHoweverOftenItRuns) {
   EXPECT_EQ(sql("SELECT count(*) FROM services"), "7");
-  EXPECT_EQ(sql("SELECT count(*) FROM service_models"), "10");
+  EXPECT_EQ(sql("SELECT count(*) FROM service_models"), "12");
   EXPECT_EQ(sql("SELECT count(*) FROM service_modes WHERE mode = 'mode_v1'"), "4");
   const std::string voices_before = sql("SELECT count(*) FROM voices");
   const std::string ids_before = sql("SELECT string_agg(id::text, ',' ORDER BY id) FROM voices");
   seed();
   seed();
   EXPECT_EQ(sql("SELECT count(*) FROM services"), "7");
-  EXPECT_EQ(sql("SELECT count(*) FROM service_models"), "10");
+  EXPECT_EQ(sql("SELECT count(*) FROM service_models"), "12");
   EXPECT_EQ(sql("SELECT count(*) FROM voices"), voices_before);
   EXPECT_EQ(sql("SELECT string_agg(id::text, ',' ORDER BY id) FROM voices"), ids_before);
   EXPECT_EQ(sql("SELECT capacity_unit || ':' || capacity FROM service_models WHERE model_id = 'd-base'"),
             "utf8_bytes:4000");
   EXPECT_EQ(sql("SELECT array_to_string(settings_basic, ',') FROM service_models WHERE model_id = 'a-v4'"),
             "stability,similarity_boost");
+  // Sound effects and music run on their own engines, billed by the second.
+  EXPECT_EQ(sql("SELECT string_agg(key || ':' || engine || ':' || capacity_unit, ',' ORDER BY key) FROM services"
+                " WHERE kind IN ('sfx', 'music')"),
+            "music:music:seconds,sfx:sfx:seconds");
 }
 
 TEST_F(TemplatesServiceTest, KeepsTheOperatorsPricesCapacitiesAndFlagsWhenSeedingAgain) {

@@ -44,9 +44,9 @@ struct Config {
   // takes this much longer. Empty / 0 in normal operation.
   std::string engine_fail_marker;
   std::int64_t engine_delay_ms = 0;
-  // The General MIDI soundfont the music engine renders with (loaded once, at the first music
-  // order): Debian's musescore-general-soundfont-small by default.
-  std::string soundfont = "/usr/share/sounds/sf3/MuseScore_General_Lite.sf3";
+  // The General MIDI soundfont the music engine renders with (loaded once per process, at the
+  // first music order); empty: the engine's default (Debian's fluid-soundfont-gm).
+  std::string soundfont;
   int db_pool_size = 8;
   // Instances sharing this database and Redis: with Redis unreachable, each admits its share of a
   // key's request windows (limit / instances).
