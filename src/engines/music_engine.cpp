@@ -13,17 +13,6 @@ namespace mediagen::engines {
 namespace {
 
 constexpr Mp3Options kMusicMp3{.bitrate_kbps = 128, .quality = 5};
-// Where LAME and the decoder put the first input sample (encoder delay 576 + decoder 529).
-constexpr std::int64_t kCodecDelay = 1105;
-constexpr std::int64_t kFrameSamples = 1152;
-
-// The PCM length whose MP3 decodes to the whole number of frames nearest the requested length:
-// LAME writes ceil((pcm + 1105) / 1152) frames; 64 samples of margin keep the count exact.
-std::int64_t pcm_frames_for(std::int64_t duration_ms) {
-  const std::int64_t target = duration_ms * music::kSampleRate / 1000;
-  const std::int64_t frames = std::max<std::int64_t>(2, (target + kFrameSamples / 2) / kFrameSamples);
-  return frames * kFrameSamples - kCodecDelay - 64;
-}
 
 }  // namespace
 
@@ -52,7 +41,7 @@ boost::system::result<Audio, EngineFailure> MusicEngine::generate(const PromptRe
   try {
     auto synth = state_->soundfont.synth();
     if (!synth) return synth.error();
-    const std::int64_t frames = pcm_frames_for(duration_ms);
+    const std::int64_t frames = music::pcm_frames_for(duration_ms);
     const auto score = music::compose(music::arrange(request.prompt), frames, request.seed);
 
     auto encoder = Mp3Encoder::create(2, music::kSampleRate, kMusicMp3);

@@ -2,6 +2,7 @@
 // What the music composer writes and the renderer plays: notes on a tick grid at one tempo, and
 // each MIDI channel's instrument and mix. Kept as plain data so a benchmark can write the same
 // notes as a Standard MIDI File.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -49,6 +50,16 @@ struct Score {
 // Sample position of a tick at the score's tempo (44.1 kHz), exact integer arithmetic.
 inline std::int64_t tick_to_sample(std::int64_t tick, int bpm) {
   return tick * 60 * kSampleRate / (static_cast<std::int64_t>(bpm) * kTicksPerBeat);
+}
+
+// The PCM length whose MP3 decodes to the whole number of 1152-sample frames nearest duration_ms:
+// LAME writes ceil((pcm + 1105) / 1152) frames (1105 = its encoder delay 576 + the decoder's 529);
+// 64 samples of margin keep the count exact. Off by at most half a frame (13 ms).
+inline std::int64_t pcm_frames_for(std::int64_t duration_ms) {
+  constexpr std::int64_t kFrame = 1152, kCodecDelay = 1105;
+  const std::int64_t target = duration_ms * kSampleRate / 1000;
+  const std::int64_t frames = std::max<std::int64_t>(2, (target + kFrame / 2) / kFrame);
+  return frames * kFrame - kCodecDelay - 64;
 }
 
 }  // namespace mediagen::engines::music
