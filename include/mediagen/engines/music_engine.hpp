@@ -11,7 +11,7 @@
 //              (ambient, sleep, lullaby, meditation, relax, dream; сон, колыбельная, медитация, релакс)
 //   rock       128    E    major      distortion guitar / - / pick bass / overdriven guitar; rock kit
 //              (rock, punk, metal, grunge; рок, панк, метал)
-//   drum and bass 174 F    minor      warm pad / sweep pad / synth bass / saw lead; busy breakbeat
+//   drum and bass 174 F    minor, 7ths warm pad / - / synth bass / electric piano; busy breakbeat
 //              (dnb, drum and bass, jungle; днб, драм-н-бейс)
 //   lofi hip hop 82   D    dorian     electric piano / - / finger bass / vibraphone; swung hip-hop kit
 //              (lofi, hip hop, chillhop, rap, beats; лоуфай, хип-хоп, рэп)

@@ -3,6 +3,7 @@
 #include "mediagen/engines/music_engine.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -151,6 +152,19 @@ TEST(MusicEngine, AMissingSoundfontIsATechnicalFailureEveryTime) {
   }
   MusicEngine not_a_soundfont("/proc/self/status");
   EXPECT_FALSE(not_a_soundfont.preload());
+}
+
+TEST(MusicEngine, ALaterCallRetriesTheLoad) {
+  const auto dir = std::filesystem::temp_directory_path() / ("music_engine_test." + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto link = dir / "soundfont.sf2";
+  MusicEngine engine_later(link.string());
+  EXPECT_FALSE(engine_later.generate({"jazz", 1'000, 1}));
+  std::filesystem::create_symlink(kDefaultSoundfont, link);
+  auto audio = engine_later.generate({"jazz", 1'000, 1});
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(audio) << audio.error().detail;
+  EXPECT_TRUE(decode_mp3(audio->mp3).ok);
 }
 
 TEST(MusicEngine, ALengthOutsideTheRangeIsATechnicalFailure) {
