@@ -207,8 +207,8 @@ Arrangement arrange(std::string_view prompt) {
     if (style.comp == Comp::pulse || style.comp == Comp::power) style.comp = Comp::sustain;
   } else if (out.energy > 0) {
     style.kit = busier(style.kit);
+    // The chords keep their comping: restriking pads every beat piles up their long releases.
     style.density = std::min(90, style.density * 14 / 10);
-    if (style.comp == Comp::sustain) style.comp = Comp::pulse;
   }
   if (no_drums) style.kit = Kit::none;
   return out;

@@ -32,6 +32,9 @@ boost::system::result<void, EngineFailure> SoundfontShare::load() {
     fluid_settings_setnum(settings_, "synth.sample-rate", kSampleRate);
     fluid_settings_setnum(settings_, "synth.gain", 0.2);
     fluid_settings_setint(settings_, "synth.audio-channels", 1);
+    // The arrangements peak near 100 voices; the cap bounds a render's cost whatever the prompt
+    // (FluidSynth then ends the quietest released voices first).
+    fluid_settings_setint(settings_, "synth.polyphony", 96);
     fluid_settings_setint(settings_, "synth.cpu-cores", 1);         // no render threads of its own
     fluid_settings_setint(settings_, "synth.threadsafe-api", 0);    // one thread per synthesizer
     fluid_settings_setint(settings_, "synth.lock-memory", 0);       // no mlock of the samples
