@@ -66,10 +66,11 @@ struct Writer {
   int key_base;  // MIDI key of the tonic in the chord register's lower octave
   std::vector<Note>& notes;
   Rng& humanize;
+  int section_lift = 0;  // the intro plays softer and the B sections louder than the A sections
 
   int velocity(int offset) {
     const int base = energy < 0 ? 62 : energy > 0 ? 96 : 80;
-    return std::clamp(base + offset + humanize.between(-6, 6), 1, 127);
+    return std::clamp(base + section_lift + offset + humanize.between(-6, 6), 1, 127);
   }
   void add(std::int64_t on, std::int64_t off, Part part, int key, int vel) {
     if (on >= total_ticks || key < 0 || key > 127) return;
@@ -343,8 +344,10 @@ Score compose(const Arrangement& arrangement, std::int64_t total_samples, std::u
   for (const auto& section : plan) {
     SectionPlan played = section;
     if (section.first_bar + section.bars == bars) played.bars -= 1;  // the last bar is the ending
+    w.section_lift = section.kind == Section::intro ? -6 : section.kind == Section::b ? 5 : 0;
     if (played.bars > 0) write_section(w, played, section.kind == Section::b ? b : a);
   }
+  w.section_lift = 0;
   write_ending(w, static_cast<std::int64_t>(bars - 1) * ticks_per_bar, a);
   std::sort(score.notes.begin(), score.notes.end(), [](const Note& x, const Note& y) {
     return std::tie(x.on, x.channel, x.key, x.off) < std::tie(y.on, y.channel, y.key, y.off);
