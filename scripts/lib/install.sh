@@ -8,7 +8,7 @@
 _packages_build=(g++ pkg-config libboost1.81-all-dev nlohmann-json3-dev
   libpqxx-dev libhiredis-dev libssl-dev libspdlog-dev libhowardhinnant-date-dev libcli11-dev tzdata
   libespeak-ng-dev espeak-ng-data libmp3lame-dev zlib1g-dev ca-certificates
-  libfluidsynth-dev musescore-general-soundfont-small)
+  libfluidsynth-dev fluid-soundfont-gm)
 # libclang-rt-14-dev is libFuzzer and the sanitizer runtimes (clang only recommends it).
 _packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev libclang-rt-14-dev libfftw3-dev)
 _packages_bench=()

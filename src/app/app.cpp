@@ -61,6 +61,7 @@ App::App(const Config& config, const AppOptions& options, storage::LocalStore st
       store_(std::move(store)),
       link_secret_(link_secret(config_)),
       speech_(espeak_),
+      music_(config_.soundfont.empty() ? std::string(engines::kDefaultSoundfont) : config_.soundfont),
       workers_(worker_options_with_hooks(), speech_, store_, config_.database_url, counters_),
       subscriber_(
           redis_options(config_, "mediagen-subscriber"),

@@ -15,7 +15,7 @@ shift
 [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || usage
 
 all_targets=(fuzz_pusher_message fuzz_http_request fuzz_download_link fuzz_chunker fuzz_fanout fuzz_mp3
-  fuzz_params fuzz_broadcasting_auth fuzz_utf8_json fuzz_preview_codec fuzz_prompt_words fuzz_sfx_prompt)
+  fuzz_params fuzz_broadcasting_auth fuzz_utf8_json fuzz_preview_codec fuzz_prompt_words fuzz_sfx_prompt fuzz_music_prompt)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do

@@ -25,6 +25,7 @@
 #include "mediagen/core/counters.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/engines/espeak_engine.hpp"
+#include "mediagen/engines/music_engine.hpp"
 #include "mediagen/engines/sfx_engine.hpp"
 #include "mediagen/http/metrics.hpp"
 #include "mediagen/http/pipeline.hpp"
@@ -115,6 +116,7 @@ class App {
   engines::EspeakEngine espeak_;
   workers::EspeakSource speech_;
   engines::SfxEngine sfx_;
+  engines::MusicEngine music_;  // loads its soundfont at the first music order
   workers::WorkerPool workers_;
   // Bans, key invalidations, queued work and realtime events of every instance, through Redis.
   cache::Subscriber subscriber_;

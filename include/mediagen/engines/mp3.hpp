@@ -12,12 +12,16 @@
 // Thread safety: encode_mp3 runs in the calling thread and may run in many threads at once.
 // (LAME's one-time table set-up is serialised inside; see mp3.cpp.)
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <boost/system/result.hpp>
 
 #include "mediagen/engines/engine.hpp"
+
+struct lame_global_struct;  // LAME's encoder (lame.h), kept out of this header
 
 namespace mediagen::engines {
 
@@ -41,5 +45,40 @@ struct Mp3Stream {
 // one frame of silence, never an empty string.
 boost::system::result<Mp3Stream, EngineFailure> encode_mp3(std::span<const std::int16_t> pcm, int sample_rate,
                                                            const Mp3Options& options = {});
+
+// Interleaved stereo 16-bit PCM (left, right, left, ...; an odd last sample is dropped) to a CBR
+// joint-stereo MP3, with the same framing, delay and empty-input rule as encode_mp3.
+boost::system::result<Mp3Stream, EngineFailure> encode_mp3_stereo(std::span<const std::int16_t> interleaved,
+                                                                  int sample_rate, const Mp3Options& options = {});
+
+// The same encoding fed block by block, for PCM too long to hold whole (minutes of stereo
+// music): memory stays bounded by one block plus the MP3 written so far. One instance belongs
+// to one thread at a time.
+class Mp3Encoder {
+ public:
+  // channels: 1 (mono) or 2 (joint stereo, interleaved input).
+  static boost::system::result<Mp3Encoder, EngineFailure> create(int channels, int sample_rate,
+                                                                 const Mp3Options& options = {});
+  Mp3Encoder(Mp3Encoder&&) noexcept;
+  Mp3Encoder& operator=(Mp3Encoder&&) noexcept;
+  ~Mp3Encoder();
+
+  // Appends frames of PCM (samples.size() / channels of them; interleaved when stereo).
+  boost::system::result<void, EngineFailure> write(std::span<const std::int16_t> samples);
+  // Flushes the encoder; the encoder is spent afterwards.
+  boost::system::result<Mp3Stream, EngineFailure> finish();
+
+ private:
+  struct Closer {
+    void operator()(lame_global_struct* gfp) const;
+  };
+  Mp3Encoder(std::unique_ptr<lame_global_struct, Closer> lame, int channels, int bitrate_kbps);
+
+  std::unique_ptr<lame_global_struct, Closer> lame_;
+  int channels_ = 1;
+  std::int64_t frames_in_ = 0;
+  std::string bytes_;
+  std::vector<unsigned char> buffer_;
+};
 
 }  // namespace mediagen::engines
