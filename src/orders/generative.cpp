@@ -12,11 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-const json* field(const json& object, const char* name) {
-  auto it = object.find(name);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
 Message between(const std::string& name, std::string_view min, std::string_view max) {
   return Message{"validation.between", {{"attribute", name}, {"min", std::string(min)}, {"max", std::string(max)}}};
 }
@@ -24,7 +19,7 @@ Message between(const std::string& name, std::string_view min, std::string_view 
 // Seconds as a number (integer or decimal) within [min_ms, max_ms], kept in milliseconds.
 std::optional<std::int64_t> read_seconds(const json& data, std::int64_t min_ms, std::int64_t max_ms,
                                          std::string_view min_text, std::string_view max_text, FieldErrors& errors) {
-  const json* v = field(data, "duration_seconds");
+  const json* v = present_field(data, "duration_seconds");
   if (!v) return std::nullopt;
   const std::string name = "task_data.duration_seconds";
   if (!v->is_number()) {
@@ -41,7 +36,7 @@ std::optional<std::int64_t> read_seconds(const json& data, std::int64_t min_ms, 
 
 std::optional<std::int64_t> read_integer(const json& data, const char* key, std::int64_t min, std::int64_t max,
                                          FieldErrors& errors) {
-  const json* v = field(data, key);
+  const json* v = present_field(data, key);
   if (!v) return std::nullopt;
   const std::string name = std::string("task_data.") + key;
   if (!v->is_number_integer()) {
@@ -62,6 +57,10 @@ std::optional<std::int64_t> read_integer(const json& data, const char* key, std:
 
 }  // namespace
 
+const json* present_field(const json& object, const char* name) {
+  auto it = object.find(name);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
 
 GenerativeParams read_generative_params(std::string_view task_type, const json& task_data, FieldErrors& errors) {
   GenerativeParams p;

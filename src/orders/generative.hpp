@@ -31,6 +31,9 @@ inline constexpr std::int64_t kMusicDefaultMs = 30'000;
 inline constexpr int kMaxMusicVariants = 4;
 
 
+// The member `name` of a JSON object, or nullptr when it is absent or null (the same to a client).
+const nlohmann::json* present_field(const nlohmann::json& object, const char* name);
+
 struct GenerativeParams {
   std::optional<std::int64_t> duration_ms;  // as asked; nullopt: the default
   int variants = 1;

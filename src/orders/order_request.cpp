@@ -9,11 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-const json* field(const json& object, const char* name) {
-  auto it = object.find(name);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
 Message msg(const char* key, std::string attribute) { return Message{key, {{"attribute", std::move(attribute)}}}; }
 
 void read_text(CreateRequest& r, const json* value, const std::string& name, std::size_t max_chars) {
@@ -37,13 +32,13 @@ void read_text(CreateRequest& r, const json* value, const std::string& name, std
 
 void read_task_data(CreateRequest& r) {
   if (r.task_type == "sfx") {
-    read_text(r, field(r.task_data, "text"), "task_data.text", kPromptCapacity);
+    read_text(r, present_field(r.task_data, "text"), "task_data.text", kPromptCapacity);
     r.generative = read_generative_params(r.task_type, r.task_data, r.errors);
   } else if (r.task_type == "music") {
-    read_text(r, field(r.task_data, "prompt"), "task_data.prompt", kPromptCapacity);
+    read_text(r, present_field(r.task_data, "prompt"), "task_data.prompt", kPromptCapacity);
     r.generative = read_generative_params(r.task_type, r.task_data, r.errors);
   } else if (r.task_type == "voice_search") {
-    if (const json* top = field(r.task_data, "top");
+    if (const json* top = present_field(r.task_data, "top");
         top && (!top->is_number_integer() || top->get<std::int64_t>() < 1 || top->get<std::int64_t>() > 50)) {
       const std::string name = "task_data.top";
       r.errors.add(name, top->is_number_integer()
@@ -85,8 +80,8 @@ Result<CreateRequest> read_create_request(const json& body) {
   if (!body.is_object()) return ApiError::validation("body", msg("validation.object", "body"));
   CreateRequest r;
 
-  const json* template_id = field(body, "template_id");
-  const json* task_type = field(body, "task_type");
+  const json* template_id = present_field(body, "template_id");
+  const json* task_type = present_field(body, "task_type");
   if (template_id) {
     if (!template_id->is_string() || !is_uuid(template_id->get_ref<const std::string&>())) {
       r.errors.add("template_id", msg("validation.uuid", "template_id"));
@@ -113,22 +108,22 @@ Result<CreateRequest> read_create_request(const json& body) {
     r.errors.add("task_type", Message{"validation.required_without", {{"attribute", "task_type"}, {"other", "template_id"}}});
   }
 
-  if (const json* data = field(body, "task_data")) {
+  if (const json* data = present_field(body, "task_data")) {
     if (!data->is_object()) r.errors.add("task_data", msg("validation.object", "task_data"));
     else r.task_data = *data;
   }
   if (template_id) {
-    read_text(r, field(body, "input_text"), "input_text", kMaxInputChars);
+    read_text(r, present_field(body, "input_text"), "input_text", kMaxInputChars);
   } else if (task_type && r.task_type != "tts" && !r.refusal) {
     read_task_data(r);
   }
-  read_config_override(r, field(body, "config_override"));
+  read_config_override(r, present_field(body, "config_override"));
 
   // Accepted and ignored in normal mode (spec 4.1), but still typed.
-  if (const json* v = field(body, "confirm_payg_topup"); v && !v->is_boolean()) {
+  if (const json* v = present_field(body, "confirm_payg_topup"); v && !v->is_boolean()) {
     r.errors.add("confirm_payg_topup", msg("validation.boolean", "confirm_payg_topup"));
   }
-  if (const json* v = field(body, "quote_token"); v && !v->is_string()) {
+  if (const json* v = present_field(body, "quote_token"); v && !v->is_string()) {
     r.errors.add("quote_token", msg("validation.string", "quote_token"));
   }
   return r;

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -174,6 +176,27 @@ class WorkersTest : public MigratedTest {
   std::int64_t quota_escrow(const std::string& order) { return account("quota_escrow", "order:" + order, tokens); }
   std::int64_t ledger_txns() { return number("SELECT count(*) FROM ledger_txns"); }
   std::int64_t ledger_entries() { return number("SELECT count(*) FROM ledger_entries"); }
+
+  // Waits (bounded) until the SQL condition holds; the bound only keeps a broken build from hanging.
+  bool eventually(const std::string& sql) {
+    for (int i = 0; i < 2400; ++i) {
+      if (value(sql) == "t") return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+  // The order is decided (terminal or partially completed) and no stitch holds it.
+  bool settled(const std::string& order) {
+    return eventually("SELECT status NOT IN ('created', 'pending', 'in_progress') AND stitch_token IS NULL FROM orders"
+                      " WHERE id = '" + order + "'");
+  }
+
+  std::string read_all(const std::string& key) {
+    auto size = store->stat(key);
+    if (!size || !*size) return "";
+    return store->read(key, 0, **size).value();
+  }
 
   // Makes every running lease of the order (or of all orders) look expired.
   void expire_leases() {

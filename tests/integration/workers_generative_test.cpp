@@ -3,8 +3,6 @@
 // each chunk is charged once; an engine the pool lacks fails the chunk and returns its money.
 #include <gtest/gtest.h>
 
-#include <thread>
-
 #include "mediagen/engines/music_engine.hpp"
 #include "mediagen/engines/sfx_engine.hpp"
 #include "mediagen/workers/worker_pool.hpp"
@@ -26,23 +24,6 @@ class WorkersGenerativeTest : public WorkersTest {
     o.wake_interval = 1s;
     o.prompt_engines = {{"sfx", &sfx}, {"music", &music}};
     return o;
-  }
-
-  bool settled(const std::string& order) {
-    for (int i = 0; i < 2400; ++i) {  // the bound only keeps a broken build from hanging
-      if (value("SELECT status NOT IN ('created', 'pending', 'in_progress') AND stitch_token IS NULL FROM orders"
-                " WHERE id = '" + order + "'") == "t") {
-        return true;
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-    return false;
-  }
-
-  std::string read_all(const std::string& key) {
-    auto size = store->stat(key);
-    if (!size || !*size) return "";
-    return store->read(key, 0, **size).value();
   }
 
   static std::string request(std::string_view engine, std::int64_t ms, int seed) {

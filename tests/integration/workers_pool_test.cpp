@@ -48,26 +48,6 @@ class WorkersPoolTest : public WorkersTest {
     return o;
   }
 
-  // Waits (bounded) until the SQL condition holds; the bound only keeps a broken build from hanging.
-  bool eventually(const std::string& sql) {
-    for (int i = 0; i < 1200; ++i) {
-      if (value(sql) == "t") return true;
-      std::this_thread::sleep_for(50ms);
-    }
-    return false;
-  }
-
-  bool settled(const std::string& order) {
-    return eventually("SELECT status NOT IN ('created', 'pending', 'in_progress') AND stitch_token IS NULL FROM orders"
-                      " WHERE id = '" + order + "'");
-  }
-
-  std::string read_all(const std::string& key) {
-    auto size = store->stat(key);
-    if (!size || !*size) return "";
-    return store->read(key, 0, **size).value();
-  }
-
   ToneSource tone;
 };
 
