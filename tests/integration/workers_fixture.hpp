@@ -6,12 +6,12 @@
 
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <cmath>
 #include <filesystem>
 #include <optional>
 #include <pqxx/pqxx>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "invariants.hpp"
@@ -21,6 +21,7 @@
 #include "mediagen/storage/local_store.hpp"
 #include "mediagen/orders/work_queue.hpp"
 #include "mediagen/workers/speech_source.hpp"
+#include "mediagen/workers/worker_pool.hpp"
 #include "support.hpp"
 
 namespace mediagen::test {
@@ -176,6 +177,16 @@ class WorkersTest : public MigratedTest {
   std::int64_t quota_escrow(const std::string& order) { return account("quota_escrow", "order:" + order, tokens); }
   std::int64_t ledger_txns() { return number("SELECT count(*) FROM ledger_txns"); }
   std::int64_t ledger_entries() { return number("SELECT count(*) FROM ledger_entries"); }
+
+  // Two workers on short leases and sweeps, so rescues and stitches happen within a test.
+  static workers::WorkerPoolOptions pool_options() {
+    workers::WorkerPoolOptions o;
+    o.workers = 2;
+    o.lease = std::chrono::seconds(10);
+    o.sweep_interval = std::chrono::milliseconds(200);
+    o.wake_interval = std::chrono::seconds(1);
+    return o;
+  }
 
   // Waits (bounded) until the SQL condition holds; the bound only keeps a broken build from hanging.
   bool eventually(const std::string& sql) {

@@ -17,11 +17,8 @@ using namespace std::chrono_literals;
 class WorkersGenerativeTest : public WorkersTest {
  protected:
   workers::WorkerPoolOptions options() {
-    workers::WorkerPoolOptions o;
-    o.workers = 2;
-    o.lease = 30s;
-    o.sweep_interval = 200ms;
-    o.wake_interval = 1s;
+    auto o = pool_options();
+    o.lease = std::chrono::seconds(30);  // a music render under the sanitizers takes seconds
     o.prompt_engines = {{"sfx", &sfx}, {"music", &music}};
     return o;
   }

@@ -39,14 +39,7 @@ class FullDisk final : public storage::ObjectStore {
 
 class WorkersPoolTest : public WorkersTest {
  protected:
-  workers::WorkerPoolOptions options() {
-    workers::WorkerPoolOptions o;
-    o.workers = 2;
-    o.lease = 10s;
-    o.sweep_interval = 200ms;
-    o.wake_interval = 1s;
-    return o;
-  }
+  workers::WorkerPoolOptions options() { return pool_options(); }
 
   ToneSource tone;
 };
