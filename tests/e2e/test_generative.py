@@ -132,6 +132,22 @@ class GenerativeOrderTests(OrderFixtures, E2ETestCase):
             files.append(download(self.server, key, done["result"]["files"][0]))
         self.assertEqual(files[0], files[1])
 
+    def test_an_order_retry_asks_the_same_again(self):
+        user, key = self.account(balance=100_000)
+        data = {"text": "coin pickup", "duration_seconds": 1, "seed": 99}
+        first = self.assertSuccess(self.order(key, "sfx", data), 201)
+        first = self.wait_order(key, first["id"], {"completed", "failed"}, timeout=120)
+        self.assertEqual(first["status"], "completed", first)
+        again = self.assertSuccess(self.server.api("POST", f"/orders/{first['id']}/retry", key, body={}), 201)
+        self.assertEqual((again["task_type"], again["retry_of"], again["price_units"]),
+                         ("sfx", first["id"], first["price_units"]))
+        again = self.wait_order(key, again["id"], {"completed", "failed"}, timeout=120)
+        self.assertEqual(again["status"], "completed", again)
+        # The seed it named stays, so the same sound comes back, charged once more.
+        self.assertEqual(download(self.server, key, again["result"]["files"][0]),
+                         download(self.server, key, first["result"]["files"][0]))
+        self.assertEqual(self.balance(user["id"]), 100_000 - 2 * first["price_units"])
+
     def test_bad_task_data_is_refused_before_any_charge(self):
         _, key = self.account(balance=100_000)
         before = ledger_snapshot(self.h)
