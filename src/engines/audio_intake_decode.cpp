@@ -14,6 +14,7 @@ extern "C" {
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -183,7 +184,8 @@ boost::system::result<AnalysisAudio, IntakeRefusal> decode(std::string_view byte
   AnalysisAudio audio;
   audio.truncated = sink.truncated();
   audio.samples = std::move(sink).take();
-  for (float& v : audio.samples) v = std::clamp(v, -1.0f, 1.0f);  // lossy decoders overshoot
+  // Lossy decoders overshoot full scale, and float PCM may carry NaN or infinities.
+  for (float& v : audio.samples) v = std::isfinite(v) ? std::clamp(v, -1.0f, 1.0f) : 0.0f;
   audio.seconds = static_cast<double>(audio.samples.size()) / kAnalysisSampleRate;
   audio.format = container_name(s.format->iformat);
   return audio;

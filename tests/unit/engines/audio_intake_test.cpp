@@ -72,17 +72,6 @@ class AudioIntakeTest : public ::testing::Test {
     dir_ = new fs::path(fs::temp_directory_path() / ("audio_intake_" + std::to_string(::getpid())));
     fs::create_directories(*dir_);
     files_ = new std::map<std::string, std::string>;
-    const std::string tone = "-f lavfi -i sine=frequency=440:sample_rate=44100:duration=3";
-    encode("tone.wav", tone + " -ac 1 -c:a pcm_s16le");
-    encode("tone.mp3", tone + " -ac 2 -c:a libmp3lame -b:a 96k");
-    encode("tone.ogg", tone + " -ac 2 -c:a libvorbis");
-    encode("tone.opus", tone + " -ac 1 -ar 48000 -c:a libopus");
-    encode("tone.flac", tone + " -ac 1 -c:a flac");
-    encode("tone.m4a", tone + " -ac 2 -c:a aac");
-    encode("tone.webm", tone + " -ac 2 -ar 48000 -c:a libopus");
-    encode("long.flac", "-f lavfi -i sine=frequency=440:sample_rate=16000:duration=180 -c:a flac");
-    encode("image.png", "-f lavfi -i color=c=red:s=16x16 -frames:v 1");
-    encode("video.mp4", "-f lavfi -i testsrc=size=64x64:rate=10:duration=1 -c:v mpeg4");
   }
   static void TearDownTestSuite() {
     std::error_code ignored;
@@ -91,13 +80,34 @@ class AudioIntakeTest : public ::testing::Test {
     delete dir_;
   }
 
-  static void encode(const std::string& name, const std::string& args) {
-    const fs::path out = *dir_ / name;
-    const std::string cmd = "ffmpeg -nostdin -hide_banner -loglevel error -y " + args + " '" + out.string() + "'";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    (*files_)[name] = slurp(out);
+  // The ffmpeg arguments that make each sample file; encoded on first use (ctest runs every
+  // test in a process of its own, so each encodes only what it reads).
+  static std::string recipe(const std::string& name) {
+    const std::string tone = "-f lavfi -i sine=frequency=440:sample_rate=44100:duration=3";
+    static const std::map<std::string, std::string> recipes = {
+        {"tone.wav", tone + " -ac 1 -c:a pcm_s16le"},
+        {"tone.mp3", tone + " -ac 2 -c:a libmp3lame -b:a 96k"},
+        {"tone.ogg", tone + " -ac 2 -c:a libvorbis"},
+        {"tone.opus", tone + " -ac 1 -ar 48000 -c:a libopus"},
+        {"tone.flac", tone + " -ac 1 -c:a flac"},
+        {"tone.m4a", tone + " -ac 2 -c:a aac"},
+        {"tone.webm", tone + " -ac 2 -ar 48000 -c:a libopus"},
+        {"long.flac", "-f lavfi -i sine=frequency=440:sample_rate=16000:duration=180 -c:a flac"},
+        {"image.png", "-f lavfi -i color=c=red:s=16x16 -frames:v 1"},
+        {"video.mp4", "-f lavfi -i testsrc=size=64x64:rate=10:duration=1 -c:v mpeg4"},
+    };
+    return recipes.at(name);
   }
-  static const std::string& file(const std::string& name) { return files_->at(name); }
+
+  // Not thread-safe: a test that reads files from several threads fetches them first.
+  static const std::string& file(const std::string& name) {
+    if (auto found = files_->find(name); found != files_->end()) return found->second;
+    const fs::path out = *dir_ / name;
+    const std::string cmd =
+        "ffmpeg -nostdin -hide_banner -loglevel error -y " + recipe(name) + " '" + out.string() + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    return (*files_)[name] = slurp(out);
+  }
 
   static void expect_tone(const std::string& name, const std::string& format) {
     SCOPED_TRACE(name);
@@ -238,6 +248,7 @@ TEST_F(AudioIntakeTest, CutsAnywhereInAFileNeverBreakIt) {
 
 TEST_F(AudioIntakeTest, SeveralThreadsDecodeAtOnce) {
   const std::vector<std::string> names = {"tone.wav", "tone.mp3", "tone.ogg", "tone.opus", "tone.m4a", "tone.webm"};
+  for (const auto& name : names) file(name);
   std::vector<double> seconds(names.size(), 0);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < names.size(); ++i) {
