@@ -66,6 +66,7 @@ struct Session {
   FormatPtr format;  // declared after io: closed before the IO it reads through is freed
   CodecPtr codec;
   int stream = -1;
+  bool shape_refused = false;  // a decoded frame had an absurd rate or channel count
 };
 
 boost::system::result<void, IntakeRefusal> open_container(Session& s) {
@@ -129,6 +130,7 @@ bool drain(Session& s, AVFrame* frame, Resampler& resampler, Sink& sink) {
   while (avcodec_receive_frame(s.codec.get(), frame) == 0) {
     const bool usable = resampler.push(frame, sink);
     av_frame_unref(frame);
+    s.shape_refused = s.shape_refused || !usable;
     if (!usable || sink.done()) return false;
   }
   return true;
@@ -170,7 +172,7 @@ std::string container_name(const AVInputFormat* format) {
 
 boost::system::result<AnalysisAudio, IntakeRefusal> decode(std::string_view bytes, const IntakeLimits& limits) {
   quiet_ffmpeg_logs();
-  Session s{MemoryInput{bytes}, Clock::now() + limits.max_decode_time, {}, {}, {}, -1};
+  Session s{MemoryInput{bytes}, Clock::now() + limits.max_decode_time, {}, {}, {}, -1, false};
   if (auto opened = open_container(s); !opened) return opened.error();
   if (auto opened = open_decoder(s); !opened) return opened.error();
   const auto cap = static_cast<std::size_t>(std::max(0.0, limits.max_seconds) * kAnalysisSampleRate);
@@ -179,6 +181,7 @@ boost::system::result<AnalysisAudio, IntakeRefusal> decode(std::string_view byte
   if (sink.samples().empty()) {
     // A work cap reached before the first sample says nothing about the audio; it is not "empty".
     if (sink.truncated()) return IntakeRefusal::unsupported("no audio decoded within the work limits");
+    if (s.shape_refused) return IntakeRefusal::unsupported("the audio has an unusable rate or channel count");
     return IntakeRefusal::empty("no audio samples could be decoded");
   }
   AnalysisAudio audio;

@@ -44,7 +44,8 @@ struct IntakeLimits {
 
 enum class IntakeRefusalKind {
   // Not audio by content, a container or codec outside the allow-list, no audio stream, a
-  // stream that cannot be decoded, input over max_input_bytes, or a work cap reached before the
+  // stream that cannot be decoded or whose frames declare an absurd shape (over 32 channels, a
+  // rate outside 1..768 kHz), input over max_input_bytes, or a work cap reached before the
   // first sample. Callers answer 422
   // source_file_unsupported.
   unsupported,

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
+#include <utility>
 #include <map>
 #include <random>
 #include <string>
@@ -41,15 +43,18 @@ double dominant_hz(const AnalysisAudio& audio) {
   return static_cast<double>(peak) * audio.sample_rate / static_cast<double>(testing::kFrame);
 }
 
-// A RIFF/WAVE header for 16-bit mono PCM whose sizes say `data_bytes`, whatever follows.
-std::string wav_header(std::uint32_t rate, std::uint32_t data_bytes) {
+// A RIFF/WAVE header whose sizes say `data_bytes`, whatever follows. Format tag 1 is integer
+// PCM, 3 IEEE float.
+std::string wav_header(std::uint32_t rate, std::uint32_t data_bytes, std::uint16_t channels = 1,
+                       std::uint16_t tag = 1, std::uint16_t bits = 16) {
   std::string h;
   auto u32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) h.push_back(static_cast<char>((v >> (8 * i)) & 0xff)); };
   auto u16 = [&](std::uint16_t v) { for (int i = 0; i < 2; ++i) h.push_back(static_cast<char>((v >> (8 * i)) & 0xff)); };
+  const auto block = static_cast<std::uint16_t>(channels * bits / 8);
   h += "RIFF";
   u32(data_bytes + 36);
   h += "WAVEfmt ";
-  u32(16), u16(1), u16(1), u32(rate), u32(rate * 2), u16(2), u16(16);
+  u32(16), u16(tag), u16(channels), u32(rate), u32(rate * block), u16(block), u16(bits);
   h += "data";
   u32(data_bytes);
   return h;
@@ -92,6 +97,12 @@ class AudioIntakeTest : public ::testing::Test {
         {"tone.flac", tone + " -ac 1 -c:a flac"},
         {"tone.m4a", tone + " -ac 2 -c:a aac"},
         {"tone.webm", tone + " -ac 2 -ar 48000 -c:a libopus"},
+        {"bare.mp3", tone + " -ac 1 -c:a libmp3lame -id3v2_version 0 -write_xing 0"},
+        {"adts.aac", tone + " -ac 1 -c:a aac -f adts"},
+        {"float.wav", tone + " -ac 2 -c:a pcm_f32le"},
+        {"vorbis.mka", tone + " -ac 1 -c:a libvorbis"},
+        {"alac.m4a", tone + " -ac 1 -c:a alac"},
+        {"flac.ogg", tone + " -ac 1 -c:a flac"},
         {"long.flac", "-f lavfi -i sine=frequency=440:sample_rate=16000:duration=180 -c:a flac"},
         {"image.png", "-f lavfi -i color=c=red:s=16x16 -frames:v 1"},
         {"video.mp4", "-f lavfi -i testsrc=size=64x64:rate=10:duration=1 -c:v mpeg4"},
@@ -140,6 +151,41 @@ TEST_F(AudioIntakeTest, OggOpusDecodesAtItsPitchAndLength) { expect_tone("tone.o
 TEST_F(AudioIntakeTest, FlacDecodesAtItsPitchAndLength) { expect_tone("tone.flac", "flac"); }
 TEST_F(AudioIntakeTest, M4aAacDecodesAtItsPitchAndLength) { expect_tone("tone.m4a", "mp4"); }
 TEST_F(AudioIntakeTest, WebmOpusDecodesAtItsPitchAndLength) { expect_tone("tone.webm", "webm"); }
+
+TEST_F(AudioIntakeTest, OtherShapesOfTheAcceptedFormatsDecodeToo) {
+  expect_tone("bare.mp3", "mp3");  // no ID3 tag, no Xing frame: what LAME writes raw
+  expect_tone("adts.aac", "aac");
+  expect_tone("float.wav", "wav");
+  expect_tone("vorbis.mka", "matroska");
+  expect_tone("alac.m4a", "mp4");
+  expect_tone("flac.ogg", "ogg");
+}
+
+TEST_F(AudioIntakeTest, NonFiniteFloatSamplesBecomeSilenceNotNan) {
+  const std::uint32_t rate = 16000;
+  std::string data;
+  for (std::uint32_t i = 0; i < rate; ++i) {
+    float v = 0.5f * static_cast<float>(std::sin(2 * M_PI * 440.0 * i / rate));
+    if (i % 1000 == 0) v = std::numeric_limits<float>::quiet_NaN();
+    if (i % 1000 == 500) v = std::numeric_limits<float>::infinity();
+    if (i % 1000 == 700) v = 40.0f;
+    data.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  auto audio = read_audio(wav_header(rate, static_cast<std::uint32_t>(data.size()), 1, 3, 32) + data);
+  ASSERT_TRUE(audio.has_value()) << audio.error().detail;
+  EXPECT_NEAR(audio->seconds, 1.0, 0.01);
+  for (float v : audio->samples) ASSERT_TRUE(std::isfinite(v) && std::abs(v) <= 1.0f) << v;
+}
+
+TEST_F(AudioIntakeTest, AbsurdRatesAndChannelCountsAreRefused) {
+  // Each header is followed by real bytes, so only the declared shape is wrong.
+  const std::string pcm = tone_pcm(16000, 16000);
+  for (auto [rate, channels] : {std::pair<std::uint32_t, std::uint16_t>{1, 1}, {16000, 200}, {4000000, 1}}) {
+    SCOPED_TRACE(std::to_string(rate) + " Hz, " + std::to_string(channels) + " channels");
+    expect_refused(wav_header(rate, static_cast<std::uint32_t>(pcm.size()), channels) + pcm,
+                   IntakeRefusalKind::unsupported);
+  }
+}
 
 TEST_F(AudioIntakeTest, ThreeMinutesComeBackAsSixtySecondsFlaggedTruncated) {
   auto audio = read_audio(file("long.flac"));
