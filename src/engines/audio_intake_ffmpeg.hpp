@@ -9,6 +9,7 @@ extern "C" {
 #include <libswresample/swresample.h>
 }
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -53,7 +54,10 @@ std::int64_t seek_memory(void* opaque, std::int64_t offset, int whence);
 // Analysis samples up to a fixed capacity; anything offered past it marks the audio truncated.
 class Sink {
  public:
-  explicit Sink(std::size_t capacity) : capacity_(capacity) { samples_.reserve(capacity); }
+  // Reserves up to ten minutes at once; a larger capacity grows as samples arrive.
+  explicit Sink(std::size_t capacity) : capacity_(capacity) {
+    samples_.reserve(std::min<std::size_t>(capacity, 600 * 16000));
+  }
   void add(const float* data, std::size_t count);
   void cut() { truncated_ = true; }
   bool done() const { return truncated_; }
