@@ -1,0 +1,76 @@
+#pragma once
+// Audio intake: an uploaded file's bytes to analysis PCM (16 kHz mono float), for voice search
+// by sample and voice clones.
+//
+// The type is judged by content only (libmagic on the first bytes, then FFmpeg probing restricted
+// to an allow-list of demuxers and decoders); a file name or Content-Type is never consulted.
+// Accepted: WAV (PCM), MP3, Ogg (Vorbis, Opus, FLAC), FLAC, MP4/M4A (AAC, ALAC), ADTS AAC and
+// WebM/Matroska (Opus, Vorbis). FFmpeg reads from memory only: no protocol, file or network.
+//
+// Work and memory are bounded whatever the file claims: the output holds at most max_seconds of
+// audio, the demuxer reads at most max_packets packets, and decoding gives up after
+// max_decode_time of wall time (a file that declares ten hours but holds one minute is read to
+// its real end; a file that makes the demuxer spin ends at the cap).
+//
+// Thread safety: read_audio may run in several threads at once (each call owns its FFmpeg
+// contexts; libmagic gets one handle per thread, loaded on that thread's first call).
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/system/result.hpp>
+
+namespace mediagen::engines {
+
+inline constexpr int kAnalysisSampleRate = 16000;
+
+struct AnalysisAudio {
+  std::vector<float> samples;  // mono, -1..1, at sample_rate
+  int sample_rate = kAnalysisSampleRate;
+  double seconds = 0;          // samples.size() / sample_rate
+  bool truncated = false;      // more audio followed max_seconds (or a work cap) and was not decoded
+  std::string format;          // the container by content: "wav", "mp3", "ogg", "flac", "mp4", "aac", "webm", "matroska"
+};
+
+struct IntakeLimits {
+  double max_seconds = 60;                          // audio kept; the rest sets `truncated`
+  std::size_t max_input_bytes = 50 * 1024 * 1024;   // larger input is refused unread
+  std::int64_t max_packets = 200000;                // demuxed packets of any stream
+  std::chrono::milliseconds max_decode_time{10000};  // wall time, probing included
+};
+
+enum class IntakeRefusalKind {
+  // Not audio by content, a container or codec outside the allow-list, no audio stream, a
+  // stream that cannot be decoded or whose frames declare an absurd shape (over 32 channels, a
+  // rate outside 1..768 kHz), input over max_input_bytes, or a work cap reached before the
+  // first sample. Callers answer 422
+  // source_file_unsupported.
+  unsupported,
+  // Zero bytes, or an audio file from which no sample could be decoded (a header with no
+  // data). Callers answer 422 source_file_required.
+  empty,
+};
+std::string_view to_string(IntakeRefusalKind kind);
+
+struct IntakeRefusal {
+  IntakeRefusalKind kind;
+  std::string detail;  // for logs, in English; never shown to the caller verbatim
+
+  static IntakeRefusal unsupported(std::string detail) { return {IntakeRefusalKind::unsupported, std::move(detail)}; }
+  static IntakeRefusal empty(std::string detail) { return {IntakeRefusalKind::empty, std::move(detail)}; }
+};
+
+// The MIME type libmagic sees in the first bytes of `bytes` ("application/octet-stream" when it
+// knows nothing), and whether intake accepts that type for decoding.
+std::string sniff_mime_type(std::string_view bytes);
+bool is_accepted_mime_type(std::string_view mime);
+
+// Decodes the first audio stream of `bytes` to AnalysisAudio. A decode error part way through
+// keeps what was decoded before it (a cut-off upload is still a sample); none at all is a
+// refusal.
+boost::system::result<AnalysisAudio, IntakeRefusal> read_audio(std::string_view bytes, const IntakeLimits& limits = {});
+
+}  // namespace mediagen::engines
