@@ -9,6 +9,7 @@
 #include <iostream>
 #include <numbers>
 
+#include "mediagen/engines/audio_intake.hpp"
 #include "mediagen/engines/espeak_engine.hpp"
 #include "mediagen/engines/espeak_voices.hpp"
 
@@ -103,6 +104,60 @@ TEST(VoiceFeatures, FortyVoicesFindThemselvesFromAnotherText) {
   std::cout << "voice search over " << variants.size() << " voices: first " << first << ", top 5 " << top5 << "\n";
   EXPECT_GE(first, 32);  // 80 %
   EXPECT_GE(top5, 38);   // 95 %
+}
+
+// A 16-bit mono WAV file of the PCM, as a client would upload it.
+std::string wav(const SpeechPcm& pcm) {
+  const auto put = [](std::string& out, std::uint32_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
+  };
+  const auto data = static_cast<std::uint32_t>(pcm.samples.size() * 2);
+  const auto rate = static_cast<std::uint32_t>(pcm.sample_rate);
+  std::string out = "RIFF";
+  put(out, 36 + data, 4);
+  out += "WAVEfmt ";
+  put(out, 16, 4), put(out, 1, 2), put(out, 1, 2), put(out, rate, 4), put(out, rate * 2, 4), put(out, 2, 2);
+  put(out, 16, 2);
+  out += "data";
+  put(out, data, 4);
+  out.append(reinterpret_cast<const char*>(pcm.samples.data()), data);
+  return out;
+}
+
+// An uploaded sample goes through audio intake (decoded, resampled to 16 kHz) before it is
+// described, while the catalogue's descriptions come from the engine's own 22,050 Hz PCM: the
+// voice is still found.
+TEST(VoiceFeatures, AnUploadAt16kHzFindsTheVoiceDescribedAt22kHz) {
+  std::vector<std::string> variants;
+  for (const auto& v : list_espeak_variants()) variants.push_back(v.key);
+  std::sort(variants.begin(), variants.end());
+  variants.resize(std::min<std::size_t>(variants.size(), 12));
+  EspeakEngine engine;
+  std::vector<VoiceFeatures> stored;
+  for (const auto& v : variants) {
+    auto pcm = engine.synthesize_pcm({.text = "Pack my box with five dozen liquor jugs, said the old sailor.",
+                                      .espeak_voice = "en-us", .variant = v});
+    ASSERT_TRUE(pcm);
+    stored.push_back(*voice_features(std::span<const std::int16_t>(pcm->samples), pcm->sample_rate));
+  }
+  int found = 0;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    auto pcm = engine.synthesize_pcm({.text = "Nobody knows how long the rainbow will last this evening.",
+                                      .espeak_voice = "en-us", .variant = variants[i]});
+    ASSERT_TRUE(pcm);
+    auto upload = read_audio(wav(*pcm));
+    ASSERT_TRUE(upload) << variants[i];
+    ASSERT_EQ(upload->sample_rate, 16000);
+    const auto query = voice_features(std::span<const float>(upload->samples), upload->sample_rate);
+    ASSERT_TRUE(query);
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < stored.size(); ++j) {
+      if (voice_distance(*query, stored[j]) < voice_distance(*query, stored[best])) best = j;
+    }
+    if (best == i) ++found;
+  }
+  std::cout << "uploads found first: " << found << " of " << variants.size() << "\n";
+  EXPECT_GE(found, static_cast<int>(variants.size()) * 8 / 10);
 }
 
 }  // namespace
