@@ -153,6 +153,8 @@ constexpr std::array kCatalogue = std::to_array<Entry>({
      "Режим, указанный в поле :attribute, не поддерживается сервисом :service."},
     {"validation.model_unavailable", "The model in :attribute is not available for :service.",
      "Модель, указанная в поле :attribute, недоступна для сервиса :service."},
+    {"validation.multipart", "The request body is not valid multipart/form-data.",
+     "Тело запроса не является корректным multipart/form-data."},
     {"validation.nothing_to_speak", "The :attribute field has nothing to speak once bracketed text is removed.",
      "В поле :attribute нечего озвучивать после удаления текста в квадратных скобках."},
     {"validation.numeric", "The :attribute field must be a number.", "Поле :attribute должно быть числом."},
