@@ -148,7 +148,7 @@ bool MultipartParser::step_preamble() {
 // open a part.
 bool MultipartParser::step_delimiter_line() {
   if (buf_.empty()) return false;
-  if (buf_[0] == '-') {
+  if (buf_[0] == '-' && !padded_) {
     if (buf_.size() < 2) return false;
     if (buf_[1] != '-') {
       fail(MultipartErrorKind::bad_delimiter, "a delimiter followed by a single '-'");
@@ -157,8 +157,9 @@ bool MultipartParser::step_delimiter_line() {
     state_ = State::epilogue;
     return false;
   }
-  const auto padding = buf_.find_first_not_of(" \t");
-  buf_.erase(0, std::min(padding, buf_.size()));  // dropped as it comes, however long
+  const auto padding = std::min(buf_.find_first_not_of(" \t"), buf_.size());
+  padded_ = padded_ || padding > 0;  // "--" closes only right after the boundary
+  buf_.erase(0, padding);  // dropped as it comes, however long
   if (buf_.empty()) return false;
   if (buf_[0] != '\r' || (buf_.size() >= 2 && buf_[1] != '\n')) {
     fail(MultipartErrorKind::bad_delimiter, "a delimiter not followed by CRLF");
@@ -169,6 +170,7 @@ bool MultipartParser::step_delimiter_line() {
     fail(MultipartErrorKind::too_many_parts, "more than " + std::to_string(limits_.max_parts) + " parts");
     return false;
   }
+  padded_ = false;
   state_ = State::headers;  // the CRLF stays: the header block is then found by one search
   return true;
 }

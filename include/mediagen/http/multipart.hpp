@@ -128,6 +128,7 @@ class MultipartParser {
   State state_ = State::preamble;
   std::string buf_;  // bytes read but not yet consumed
   std::size_t total_ = 0;
+  bool padded_ = false;  // transport padding seen after the current delimiter
   std::optional<MultipartError> error_;
   MultipartForm form_;
 };

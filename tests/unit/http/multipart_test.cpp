@@ -113,6 +113,21 @@ TEST(Multipart, ByteByByteAndRandomSplitsGiveTheSameParts) {
   }
 }
 
+// Padding then "-" is a bad delimiter line, however the body was cut (the fuzzer found a cut that
+// took it for the start of a close delimiter).
+TEST(Multipart, RefusalsDoNotDependOnTheCut) {
+  const std::string body = "--" + kBoundary + " \t-\r\n" + close();
+  const auto whole = parse(body).error;
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->kind, MultipartErrorKind::bad_delimiter);
+  for (std::size_t cut = 0; cut <= body.size(); ++cut) {
+    MultipartParser parser(kBoundary, {});
+    parser.feed(std::string_view(body).substr(0, cut));
+    parser.feed(std::string_view(body).substr(cut));
+    EXPECT_EQ(parser.finish(), whole) << cut;
+  }
+}
+
 TEST(Multipart, FileSinkGetsTheBytesInPiecesAndTheEnd) {
   std::string got;
   int ends = 0;
