@@ -171,12 +171,16 @@ bool MultipartParser::step_delimiter_line() {
     return false;
   }
   padded_ = false;
+  header_scanned_ = 0;
   state_ = State::headers;  // the CRLF stays: the header block is then found by one search
   return true;
 }
 
 bool MultipartParser::step_headers() {
-  const auto pos = buf_.find("\r\n\r\n");
+  // Only the new bytes are searched (and three before them), so headers arriving a byte at a
+  // time cost no more than arriving at once.
+  const auto pos = buf_.find("\r\n\r\n", header_scanned_ >= 3 ? header_scanned_ - 3 : 0);
+  header_scanned_ = buf_.size();
   const std::size_t cap = limits_.max_part_header_bytes;
   // Header bytes: the lines and the blank line after them. Not yet ended but already longer than
   // the cap allows can only end past it.

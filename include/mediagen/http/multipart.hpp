@@ -129,6 +129,7 @@ class MultipartParser {
   std::string buf_;  // bytes read but not yet consumed
   std::size_t total_ = 0;
   bool padded_ = false;  // transport padding seen after the current delimiter
+  std::size_t header_scanned_ = 0;  // bytes of buf_ already searched for the end of the headers
   std::optional<MultipartError> error_;
   MultipartForm form_;
 };
