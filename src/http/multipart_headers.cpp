@@ -147,10 +147,11 @@ std::optional<MultipartError> parse_disposition(std::string_view value, PartHead
   return std::nullopt;
 }
 
-bool is_clean_header_value(std::string_view value) noexcept {
+// Media types are ASCII; anything else would reach logs and JSON as it came.
+bool is_ascii_header_value(std::string_view value) noexcept {
   return std::all_of(value.begin(), value.end(), [](char c) {
     const auto b = static_cast<unsigned char>(c);
-    return b == '\t' || (b >= 0x20 && b != 0x7F);
+    return b == '\t' || (b >= 0x20 && b < 0x7F);
   });
 }
 
@@ -177,7 +178,7 @@ std::optional<MultipartError> parse_part_headers(std::string_view block, PartHea
       if (auto error = parse_disposition(value, out)) return error;
     } else if (iequals(name, "content-type")) {
       if (out.content_type) return bad_header("Content-Type twice");
-      if (value.empty() || !is_clean_header_value(value)) return bad_header("bad Content-Type");
+      if (value.empty() || !is_ascii_header_value(value)) return bad_header("bad Content-Type");
       out.content_type = std::string(value);
     }
   }

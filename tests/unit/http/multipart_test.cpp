@@ -210,6 +210,8 @@ TEST(Multipart, BadPartHeadersAreRefused) {
   EXPECT_EQ(refusal(cd("Content-Disposition: form-data; name=\"a")), MultipartErrorKind::bad_part_header);
   EXPECT_EQ(refusal(cd("Content-Disposition: form-data; name=a\nX: y")), MultipartErrorKind::bad_part_header);
   EXPECT_EQ(refusal(cd("Content-Disposition: form-data; name=a\r\nContent-Type:")), MultipartErrorKind::bad_part_header);
+  EXPECT_EQ(refusal(cd("Content-Disposition: form-data; name=a\r\nContent-Type: audio/\xff")),
+            MultipartErrorKind::bad_part_header);
 }
 
 TEST(Multipart, APartWithoutANameIsRefused) {
