@@ -184,7 +184,7 @@ bool MultipartParser::step_headers() {
   const std::size_t cap = limits_.max_part_header_bytes;
   // Header bytes: the lines and the blank line after them. Not yet ended but already longer than
   // the cap allows can only end past it.
-  if ((pos == std::string::npos && buf_.size() > cap + 4) || (pos != std::string::npos && pos + 2 > cap)) {
+  if ((pos == std::string::npos && buf_.size() > 4 && buf_.size() - 4 > cap) || (pos != std::string::npos && pos + 2 > cap)) {
     fail(MultipartErrorKind::part_header_too_large, "part headers over " + std::to_string(cap) + " bytes");
     return false;
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -289,6 +290,15 @@ TEST(Multipart, FieldLimitAndExactLimitsPass) {
   EXPECT_FALSE(parse(body, limits).error);
   limits.max_total_bytes = body.size() - 1;
   EXPECT_EQ(refusal(body, limits), MultipartErrorKind::total_too_large);
+}
+
+TEST(Multipart, LimitsAtTheirLargestDoNotWrapAround) {
+  const std::size_t most = std::numeric_limits<std::size_t>::max();
+  const MultipartLimits limits{most, most, most, most, most};
+  MultipartParser parser(kBoundary, limits);
+  for (char c : normal_body()) parser.feed(std::string_view(&c, 1));  // headers seen before their end
+  ASSERT_FALSE(parser.finish()) << parser.error()->detail;
+  EXPECT_EQ(parser.form().parts.size(), 3U);
 }
 
 TEST(Multipart, PartCapRefusesTheHundredAndFirstPart) {
