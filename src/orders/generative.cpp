@@ -34,8 +34,16 @@ std::optional<std::int64_t> read_seconds(const json& data, std::int64_t min_ms, 
   return static_cast<std::int64_t>(std::llround(ms));
 }
 
-std::optional<std::int64_t> read_integer(const json& data, const char* key, std::int64_t min, std::int64_t max,
-                                         FieldErrors& errors) {
+
+}  // namespace
+
+const json* present_field(const json& object, const char* name) {
+  auto it = object.find(name);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::optional<std::int64_t> read_task_integer(const json& data, const char* key, std::int64_t min, std::int64_t max,
+                                              FieldErrors& errors) {
   const json* v = present_field(data, key);
   if (!v) return std::nullopt;
   const std::string name = std::string("task_data.") + key;
@@ -55,22 +63,15 @@ std::optional<std::int64_t> read_integer(const json& data, const char* key, std:
   return v->is_number_unsigned() ? static_cast<std::int64_t>(v->get<std::uint64_t>()) : v->get<std::int64_t>();
 }
 
-}  // namespace
-
-const json* present_field(const json& object, const char* name) {
-  auto it = object.find(name);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
 GenerativeParams read_generative_params(std::string_view task_type, const json& task_data, FieldErrors& errors) {
   GenerativeParams p;
   if (task_type == "sfx") {
     p.duration_ms = read_seconds(task_data, kSfxMinMs, kSfxMaxMs, "0.5", "22", errors);
   } else if (task_type == "music") {
     p.duration_ms = read_seconds(task_data, kMusicMinMs, kMusicMaxMs, "5", "300", errors);
-    p.variants = static_cast<int>(read_integer(task_data, "n_variants", 1, kMaxMusicVariants, errors).value_or(1));
+    p.variants = static_cast<int>(read_task_integer(task_data, "n_variants", 1, kMaxMusicVariants, errors).value_or(1));
   }
-  if (auto seed = read_integer(task_data, "seed", 0, 4'294'967'295, errors)) p.seed = static_cast<std::uint32_t>(*seed);
+  if (auto seed = read_task_integer(task_data, "seed", 0, 4'294'967'295, errors)) p.seed = static_cast<std::uint32_t>(*seed);
   return p;
 }
 

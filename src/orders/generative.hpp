@@ -34,6 +34,11 @@ inline constexpr int kMaxMusicVariants = 4;
 // The member `name` of a JSON object, or nullptr when it is absent or null (the same to a client).
 const nlohmann::json* present_field(const nlohmann::json& object, const char* name);
 
+// task_data.<key> as an integer in [min, max]; absent or null: nullopt; anything else is added to
+// `errors` under "task_data.<key>" (and gives nullopt).
+std::optional<std::int64_t> read_task_integer(const nlohmann::json& task_data, const char* key, std::int64_t min,
+                                              std::int64_t max, FieldErrors& errors);
+
 struct GenerativeParams {
   std::optional<std::int64_t> duration_ms;  // as asked; nullopt: the default
   int variants = 1;

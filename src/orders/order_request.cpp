@@ -38,13 +38,7 @@ void read_task_data(CreateRequest& r) {
     read_text(r, present_field(r.task_data, "prompt"), "task_data.prompt", kPromptCapacity);
     r.generative = read_generative_params(r.task_type, r.task_data, r.errors);
   } else if (r.task_type == "voice_search") {
-    if (const json* top = present_field(r.task_data, "top");
-        top && (!top->is_number_integer() || top->get<std::int64_t>() < 1 || top->get<std::int64_t>() > 50)) {
-      const std::string name = "task_data.top";
-      r.errors.add(name, top->is_number_integer()
-                             ? Message{"validation.between", {{"attribute", name}, {"min", "1"}, {"max", "50"}}}
-                             : msg("validation.integer", name));
-    }
+    read_task_integer(r.task_data, "top", 1, 50, r.errors);
     // The audio comes as multipart input_files[]; a JSON body never carries it (spec 4.1.1:
     // refused before any charge).
     r.refusal = ApiError::refused(Reason::source_file_required);
