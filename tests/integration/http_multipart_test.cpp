@@ -205,6 +205,18 @@ TEST_F(HttpMultipartTest, TooManyPartsIs413AndTheRestIsNotRead) {
   EXPECT_TRUE(c.closed_by_server());
 }
 
+TEST_F(HttpMultipartTest, AClientStillSendingARefusedUploadReadsItsAnswer) {
+  std::string body;
+  for (int i = 0; i < 100; ++i) body += part("f" + std::to_string(i), "v");
+  body += std::string(4 << 20, 'x');  // the client goes on sending after the refusal
+  RawClient c(server->port());
+  c.write("POST /api/upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=" + std::string(kBoundary) +
+          "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  auto r = c.read();
+  EXPECT_EQ(r.result_int(), 413) << r.body();
+  EXPECT_TRUE(c.closed_by_server());
+}
+
 TEST_F(HttpMultipartTest, AFileOverItsCapIs413) {
   auto r = send(form_request("/api/upload", part("files[]", std::string(129 * 1024, 'a'), "big.wav") + close_delimiter()));
   EXPECT_EQ(r.result_int(), 413) << r.body();
