@@ -65,6 +65,13 @@ Endpoint parse_endpoint(const std::string& text) {
   return e;
 }
 
+static std::vector<std::int64_t> parse_ladder(const std::string& text) {
+  std::vector<std::int64_t> ladder;
+  for (const auto& item : split(text, ',')) ladder.push_back(parse_int("MEDIAGEN_BAN_LADDER_SECONDS", item, 1, 86400 * 365));
+  if (ladder.empty()) throw std::invalid_argument("MEDIAGEN_BAN_LADDER_SECONDS: empty ladder");
+  return ladder;
+}
+
 Config Config::from_env(const std::function<std::optional<std::string>(const char*)>& getenv) {
   Config c;
   auto str = [&](const char* name, std::string& field) { field = getenv(name).value_or(field); };
@@ -131,13 +138,7 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   num("MEDIAGEN_WS_MAX_CONNECTIONS", c.ws_max_connections, 1, 10000000);
   num("MEDIAGEN_WS_MAX_MESSAGE_BYTES", c.ws_max_message_bytes, 1024, 1024 * 1024);
   num("MEDIAGEN_WS_MAX_SUBSCRIPTIONS", c.ws_max_subscriptions, 1, 10000);
-  if (auto v = getenv("MEDIAGEN_BAN_LADDER_SECONDS")) {
-    c.ban_ladder_seconds.clear();
-    for (const auto& item : split(*v, ',')) {
-      c.ban_ladder_seconds.push_back(parse_int("MEDIAGEN_BAN_LADDER_SECONDS", item, 1, 86400 * 365));
-    }
-    if (c.ban_ladder_seconds.empty()) throw std::invalid_argument("MEDIAGEN_BAN_LADDER_SECONDS: empty ladder");
-  }
+  if (auto v = getenv("MEDIAGEN_BAN_LADDER_SECONDS")) c.ban_ladder_seconds = parse_ladder(*v);
   if (auto v = getenv("MEDIAGEN_TRUSTED_PROXIES")) c.trusted_proxies = split(*v, ',');
   if (c.redis_url.rfind("redis://", 0) != 0) {
     throw std::invalid_argument("MEDIAGEN_REDIS_URL: expected redis://[:password@]host[:port][/db], got '" +
