@@ -51,7 +51,8 @@ std::string tone_wav() {
   return out;
 }
 
-const std::string kPng = std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0", 33);
+constexpr char kPngBytes[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0";
+const std::string kPng(kPngBytes, sizeof kPngBytes - 1);
 
 std::string field_of(const ApiError& e) { return e.fields.empty() ? "" : e.fields[0].field; }
 std::string key_of(const ApiError& e) { return e.fields.empty() ? "" : e.fields[0].messages[0].key; }
