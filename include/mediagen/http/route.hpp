@@ -46,7 +46,7 @@ struct RequestContext {
   Locale locale = Locale::en;
   TimeZone tz = TimeZone::utc();
   const nlohmann::json* json = nullptr;  // parsed body of JSON routes
-  const MultipartForm* form = nullptr;   // the parts of a multipart/form-data body (multipart routes)
+  const MultipartForm* form = nullptr;    // the parts of a multipart/form-data body (multipart routes)
   Headers response_headers;
 
   std::string time(TimePoint t) const { return tz.format(t); }
@@ -61,8 +61,9 @@ struct Route {
   auth::Scope scope = auth::Scope::profile_read;
   std::size_t body_limit = 0;  // bytes; 0 means the route takes no body
   bool json_body = false;
-  // multipart/form-data bodies are streamed through the parser with these limits (other bodies
-  // are read as JSON when json_body is set).
+  // Also takes multipart/form-data (uploads): such a body is streamed through the parser within
+  // `multipart`'s limits and lands in ctx.form; any other body is JSON as above. body_limit
+  // should then be multipart.max_total_bytes.
   bool multipart_body = false;
   MultipartLimits multipart;
   // The query is a signed token the handler verifies as a whole (a download link): any change to
