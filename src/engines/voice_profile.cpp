@@ -60,11 +60,11 @@ VoiceProfile calibrate(const VoiceFeatures& sample, VoiceProfile p, const Profil
   if (sample[kVoiced] > 0.1f && sample[kF0Median] > 0) {
     const auto pitch = measure(probe, p, &VoiceProfile::pitch, {5, 50, 95}, kF0Median);
     if (pitch.size() >= 2) p.pitch = solve(pitch, sample[kF0Median], 0, 100);
-    const auto range = measure(probe, p, &VoiceProfile::pitch_range, {10, 50, 95}, kF0Spread);
+    const auto range = measure(probe, p, &VoiceProfile::pitch_range, {10, 90}, kF0Spread);
     if (range.size() >= 2) p.pitch_range = solve(range, sample[kF0Spread], 0, 100);
   }
   if (sample[kPace] > 0) {
-    const auto rate = measure(probe, p, &VoiceProfile::rate_wpm, {110, 175, 280}, kPace);
+    const auto rate = measure(probe, p, &VoiceProfile::rate_wpm, {110, 280}, kPace);
     if (rate.size() >= 2) p.rate_wpm = solve(rate, sample[kPace], 80, 450);
   }
   return p;
@@ -87,12 +87,11 @@ std::optional<BuiltProfile> build_voice_profile(const VoiceFeatures& sample, std
     const double d = voice_distance(sample, *f);
     if (!best || d < best->distance) best = BuiltProfile{p, d};
   };
-  for (std::size_t i = 0; i < n; ++i) {
-    const VoiceProfile base{ranked[i].second->espeak_voice, ranked[i].second->espeak_variant};
-    consider(base);
-    const VoiceProfile tuned = calibrate(sample, base, probe);
-    if (!(tuned == base)) consider(tuned);
-  }
+  // The nearest few bases heard again on one text; the best of them is calibrated.
+  for (std::size_t i = 0; i < n; ++i) consider({ranked[i].second->espeak_voice, ranked[i].second->espeak_variant});
+  if (!best) return best;
+  const VoiceProfile tuned = calibrate(sample, best->profile, probe);
+  if (!(tuned == best->profile)) consider(tuned);
   return best;
 }
 

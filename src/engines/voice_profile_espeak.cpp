@@ -7,7 +7,7 @@ namespace mediagen::engines {
 const std::string& profile_calibration_text() {
   static const std::string text =
       "Every morning the baker opens his shop at six, and the smell of fresh bread fills the street. "
-      "People stop to talk about the weather, the news and their plans for the weekend.";
+      "People stop to talk about the weather.";
   return text;
 }
 

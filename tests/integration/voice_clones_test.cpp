@@ -12,6 +12,7 @@
 #include "mediagen/account/users.hpp"
 #include "mediagen/billing/subscriptions.hpp"
 #include "mediagen/core/uuid.hpp"
+#include "mediagen/db/connection.hpp"
 #include "mediagen/db/transact.hpp"
 #include "mediagen/engines/espeak_engine.hpp"
 #include "mediagen/engines/voice_profile.hpp"

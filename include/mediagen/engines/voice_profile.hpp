@@ -12,9 +12,9 @@
 // Building (build_voice_profile): the candidate nearest the sample by voice_distance is the
 // base; espeakPITCH, espeakRANGE and espeakRATE are then calibrated by speaking a fixed text
 // with the base at a few settings and interpolating to the sample's F0 median, F0 spread and
-// pace (voice_features.hpp entries 24, 25, 27). The three nearest candidates are calibrated and
-// the one that ends nearest the sample wins; a calibration that moves away from the sample is
-// dropped for the base's own settings.
+// pace (voice_features.hpp entries 24, 25, 27). The three nearest candidates are heard again on
+// the calibration text, the nearest of them is calibrated, and a calibration that moves away from
+// the sample is dropped for the base's own settings. About eleven probes per profile.
 #include <functional>
 #include <optional>
 #include <span>
@@ -61,7 +61,7 @@ std::optional<BuiltProfile> build_voice_profile(const VoiceFeatures& sample, std
                                                 const ProfileProbe& probe);
 
 class EspeakEngine;
-// The embedded engine's probe: speaks a fixed English text of about six seconds.
+// The embedded engine's probe: speaks a fixed English text of about five seconds.
 ProfileProbe espeak_profile_probe(EspeakEngine& engine);
 // Describes `text` spoken by a catalogue voice at its own settings (candidates computed on the
 // fly when no stored features exist); nullopt when synthesis fails.

@@ -113,23 +113,22 @@ std::string wav(const SpeechPcm& pcm) {
   return out;
 }
 
-// Issue 16, Done 3: for 10 catalogue voices X, a sample spoken by X (uploaded as a WAV, so
+// Issue 16, Done 3: for 10 catalogue voices X (every second of 20 candidates), a sample spoken by X (uploaded as a WAV, so
 // decoded and resampled by audio intake) gives a profile that speaks a third text closer to X
 // than the default voice (espeak-ng's en-us, no variant) does.
 TEST(VoiceProfile, TenClonesSpeakCloserToTheirVoiceThanTheDefault) {
   const std::string catalogue_text =
-      "The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs, "
-      "and then we shall see how vexingly quick daft zebras jump.";
+      "The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs.";
   const std::string sample_text =
       "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
-      "Nobody knows how long it will last this evening, but the children are already outside.";
+      "Nobody knows how long it will last this evening.";
   const std::string check_text =
       "Our train leaves the station at half past nine, so please be ready a little earlier than usual.";
   std::vector<std::string> variants;
   for (const auto& v : list_espeak_variants()) variants.push_back(v.key);
   std::sort(variants.begin(), variants.end());
-  ASSERT_GE(variants.size(), 40u);
-  variants.resize(40);
+  ASSERT_GE(variants.size(), 20u);
+  variants.resize(20);
 
   EspeakEngine engine;
   std::vector<VoiceCandidate> candidates;
@@ -143,7 +142,7 @@ TEST(VoiceProfile, TenClonesSpeakCloserToTheirVoiceThanTheDefault) {
   ASSERT_TRUE(default_voice);
   int closer = 0;
   for (std::size_t i = 0; i < 10; ++i) {
-    const std::string& x = variants[i * 4];
+    const std::string& x = variants[i * 2];
     auto pcm = engine.synthesize_pcm({.text = sample_text, .espeak_voice = "en-us", .variant = x});
     ASSERT_TRUE(pcm);
     auto audio = read_audio(wav(*pcm));
