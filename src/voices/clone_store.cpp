@@ -52,12 +52,12 @@ const db::Statement kFailExhausted{
     " RETURNING " MG_CLONE_COLUMNS};
 const db::Statement kClaim{
     "clones_claim",
-    "WITH next AS (SELECT id FROM voice_clones"
+    "WITH next AS (SELECT id AS next_id FROM voice_clones"
     "  WHERE status = 'pending' OR (status = 'processing' AND locked_until < now())"
     "  ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
     " UPDATE voice_clones c SET status = 'processing', attempts = c.attempts + 1, lease_token = $1::uuid,"
     " locked_until = now() + make_interval(secs => $2), updated_at = now()"
-    " FROM next WHERE c.id = next.id RETURNING " MG_CLONE_COLUMNS};
+    " FROM next WHERE c.id = next.next_id RETURNING " MG_CLONE_COLUMNS};
 const db::Statement kSettleReady{
     "clones_settle_ready",
     "UPDATE voice_clones SET status = 'ready', voice_id = $3, profile = $4::jsonb, sample_seconds = $5,"
