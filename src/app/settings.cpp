@@ -89,7 +89,8 @@ http::PipelineOptions pipeline_options(const Config& config) {
   return {.trusted_proxies = config.trusted_proxies,
           .docs_url = config.docs_url,
           .developers_url = config.developers_url,
-          .redis_prefix = config.redis_prefix};
+          .redis_prefix = config.redis_prefix,
+          .upload_budget_bytes = config.upload_budget_bytes};
 }
 
 http::ServerOptions public_server_options(const Config& config, http::UpgradeHandler& upgrade) {

@@ -99,10 +99,9 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
   if (!ctx.route->signed_query) {
     if (auto r = stages::check_query_text(ctx)) co_return fail(*r);
   }
-  std::optional<nlohmann::json> json;
-  std::optional<MultipartForm> form;
+  stages::BodyTarget body;
   if (exchange.has_body() || ctx.route->json_body) {
-    if (auto r = co_await stages::read_body(ctx, exchange, json, form); !r) co_return fail(r.error());
+    if (auto r = co_await stages::read_body(ctx, exchange, body, uploads_); !r) co_return fail(r.error());
   }
 
   auto result = co_await ctx.route->handler(ctx);

@@ -92,6 +92,10 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
   }
   if (!handed_off) {
     socket.shutdown(tcp::socket::shutdown_send, ignored);
+    if (state->body_unread && !stopping) {
+      Connection conn(socket, *state);
+      co_await session_io::linger(conn);
+    }
     socket.close(ignored);
   }
   state->socket = nullptr;
@@ -163,6 +167,7 @@ asio::awaitable<bool> Server::Impl::serve_requests(tcp::socket& socket, SessionS
       response = co_await handler.handle(exchange);
       // A body left unread would be taken for the next request: close instead.
       keep_alive = parser.keep_alive() && !response.close && parser.is_done() && !stopping;
+      state->body_unread = !parser.is_done();
     }
     const bool written = co_await write_response(conn, response, version, keep_alive, head);
     busy_count.fetch_sub(1, std::memory_order_relaxed);

@@ -58,8 +58,10 @@ struct SessionState {
   asio::any_io_executor executor;
   tcp::socket* socket = nullptr;  // null once the session ended; touched on its executor only
   bool busy = false;
+  bool body_unread = false;  // the last answer went out before its request's body was read
   std::atomic<SteadyMs> deadline{0};  // 0: no I/O waiting
 };
+
 
 // One connection's I/O with deadlines: the reaper cancels a socket whose deadline passed,
 // so a slow or silent client cannot hold a connection, without a timer per operation.
@@ -126,6 +128,24 @@ class Connection {
   tcp::socket& socket_;
   SessionState& state_;
 };
+
+// After an answer that refused a body unread (413, a refused upload), the client may still be
+// sending it. Closing at once would reset the connection, and a reset can discard the answer
+// before the client reads it; so the rest is read and dropped for a short while first, as
+// nginx's lingering close does. Bounded in time and bytes.
+inline asio::awaitable<void> linger(Connection& conn) {
+  constexpr SteadyMs kLingerMs = 2000;
+  constexpr std::size_t kLingerBytes = std::size_t{16} << 20;
+  std::array<char, 16384> scratch;
+  std::size_t dropped = 0;
+  conn.arm(steady_ms() + kLingerMs);
+  while (dropped < kLingerBytes) {
+    auto [ec, n] = co_await conn.socket().async_read_some(asio::buffer(scratch), use_tuple);
+    if (ec) break;
+    dropped += n;
+  }
+  conn.disarm();
+}
 
 class SessionExchange final : public Exchange {
  public:

@@ -67,6 +67,8 @@ struct Config {
   std::size_t max_connections = 10000;
   std::size_t header_limit_bytes = 8192;
   std::size_t body_limit_bytes = 1024 * 1024;
+  // Memory all multipart uploads being read at once may hold together (503 beyond it).
+  std::size_t upload_budget_bytes = std::size_t{512} << 20;
   std::int64_t read_timeout_seconds = 10;
   std::int64_t idle_timeout_seconds = 60;
   std::int64_t shutdown_grace_seconds = 20;

@@ -22,6 +22,7 @@
 #include "mediagen/http/exchange.hpp"
 #include "mediagen/http/metrics.hpp"
 #include "mediagen/http/router.hpp"
+#include "mediagen/http/upload_budget.hpp"
 
 namespace mediagen::db {
 class BlockingPool;
@@ -34,6 +35,7 @@ struct PipelineOptions {
   std::string docs_url;
   std::string developers_url;
   std::string redis_prefix;
+  std::size_t upload_budget_bytes = std::size_t{512} << 20;  // every multipart body being read at once
 };
 
 struct PipelineDeps {
@@ -50,7 +52,8 @@ struct PipelineDeps {
 
 class Pipeline final : public ExchangeHandler {
  public:
-  Pipeline(PipelineDeps deps, PipelineOptions options) : deps_(deps), options_(std::move(options)) {}
+  Pipeline(PipelineDeps deps, PipelineOptions options)
+      : deps_(deps), options_(std::move(options)), uploads_(options_.upload_budget_bytes) {}
 
   boost::asio::awaitable<Response> handle(Exchange& exchange) override;
   Response refuse(int status) override;
@@ -59,6 +62,7 @@ class Pipeline final : public ExchangeHandler {
   boost::asio::awaitable<Response> run(Exchange& exchange, struct RequestContext& ctx);
   PipelineDeps deps_;
   PipelineOptions options_;
+  UploadBudget uploads_;
 };
 
 // The client's address: the peer; or, when the peer is a trusted proxy, the rightmost

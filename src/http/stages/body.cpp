@@ -28,9 +28,12 @@ std::size_t json_depth(std::string_view text) {
 namespace {
 
 // The parts of an upload, read as they arrive: a limit the parser meets stops the reading there.
-awaitable<Result<void>> read_form(RequestContext& ctx, Exchange& exchange, std::string boundary,
-                                  std::optional<MultipartForm>& form) {
+awaitable<Result<void>> read_form(RequestContext& ctx, Exchange& exchange, std::string boundary, BodyTarget& target,
+                                  UploadBudget& uploads) {
   const Route& route = *ctx.route;
+  const std::size_t size = std::min<std::uint64_t>(exchange.content_length().value_or(route.body_limit), route.body_limit);
+  target.lease = uploads.take(size);
+  if (!target.lease) co_return ApiError::unavailable("upload budget spent: " + std::to_string(uploads.in_use()) + " bytes in use");
   MultipartParser parser(std::move(boundary), route.multipart);
   const BodyStatus status =
       co_await exchange.read_body_pieces(route.body_limit, [&](std::string_view piece) { return !parser.feed(piece); });
@@ -38,8 +41,8 @@ awaitable<Result<void>> read_form(RequestContext& ctx, Exchange& exchange, std::
   if (status == BodyStatus::too_large) co_return ApiError::payload_too_large();
   if (status != BodyStatus::ok) co_return ApiError::bad_request();
   if (const auto& refusal = parser.finish()) co_return to_api_error(*refusal);
-  form.emplace(parser.take_form());
-  ctx.form = &*form;
+  target.form.emplace(parser.take_form());
+  ctx.form = &*target.form;
   co_return Result<void>{};
 }
 
@@ -53,14 +56,13 @@ bool is_form_data(std::string_view content_type) {
 
 }  // namespace
 
-awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::optional<nlohmann::json>& json,
-                                  std::optional<MultipartForm>& form) {
+awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, BodyTarget& target, UploadBudget& uploads) {
   const Route& route = *ctx.route;
   if (route.multipart_body) {
     if (auto type = ctx.request.header("Content-Type"); type && is_form_data(*type)) {
       auto boundary = multipart_boundary(*type);
       if (!boundary) co_return to_api_error(MultipartError{MultipartErrorKind::not_multipart, "no usable boundary"});
-      co_return co_await read_form(ctx, exchange, std::move(*boundary), form);
+      co_return co_await read_form(ctx, exchange, std::move(*boundary), target, uploads);
     }
   }
   auto status = co_await exchange.read_body(route.body_limit);
@@ -69,7 +71,7 @@ awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::
   if (!route.json_body) co_return Result<void>{};
   std::string_view body = ctx.request.body();
   if (body.empty()) {
-    json.emplace(nlohmann::json::object());  // an empty body is an empty object: fields are then "required"
+    target.json.emplace(nlohmann::json::object());  // an empty body is an empty object: fields are then "required"
   } else {
     if (auto type = ctx.request.header("Content-Type"); type && type->find("json") == std::string_view::npos) {
       co_return ApiError::unsupported_media_type();
@@ -78,9 +80,9 @@ awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::
     auto parsed = parse_untrusted_json(body);
     if (parsed.is_discarded()) co_return ApiError::validation("body", Message{"validation.invalid_json"});
     if (auto refusal = check_json_text(parsed)) co_return std::move(*refusal);
-    json.emplace(std::move(parsed));
+    target.json.emplace(std::move(parsed));
   }
-  ctx.json = &*json;
+  ctx.json = &*target.json;
   co_return Result<void>{};
 }
 

@@ -16,6 +16,7 @@
 #include "mediagen/http/exchange.hpp"
 #include "mediagen/http/route.hpp"
 #include "mediagen/http/router.hpp"
+#include "mediagen/http/upload_budget.hpp"
 
 namespace mediagen::http::stages {
 
@@ -59,8 +60,14 @@ awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, 
 // Reads the body within the route's cap and, for JSON routes, parses it into `json`.
 // Reads the body: JSON into `json` (JSON routes), or, on a multipart route with a
 // multipart/form-data Content-Type, its parts into `form` as the bytes arrive.
-awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::optional<nlohmann::json>& json,
-                                  std::optional<MultipartForm>& form);
+// A multipart body first takes its size from `uploads` (503 when it does not fit) and keeps it in
+// `lease` until the request ends.
+struct BodyTarget {
+  std::optional<nlohmann::json> json;
+  std::optional<MultipartForm> form;
+  std::optional<UploadBudget::Lease> lease;
+};
+awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, BodyTarget& target, UploadBudget& uploads);
 
 // Text from outside must be valid UTF-8 without control characters (C0 but TAB, LF, CR; DEL):
 // PostgreSQL cannot store U+0000 and nothing meaningful carries the others. The decoded path:

@@ -417,7 +417,7 @@ class ReadBody : public ::testing::Test {
   Result<void> read(std::string body, std::string content_type = "application/json") {
     ex.set_body(std::move(body), std::move(content_type));
     ctx.route = &route;
-    return run_sync(stages::read_body(ctx, ex, json, form));
+    return run_sync(stages::read_body(ctx, ex, target, uploads));
   }
 
   static std::string field_error(const Result<void>& r) {
@@ -430,8 +430,8 @@ class ReadBody : public ::testing::Test {
   FakeExchange ex;
   Route route = json_route(1 << 20);
   RequestContext ctx{ex.request_};
-  std::optional<nlohmann::json> json;
-  std::optional<MultipartForm> form;
+  stages::BodyTarget target;
+  UploadBudget uploads{1 << 20};
 };
 
 TEST_F(ReadBody, ParsesAValidBody) {
@@ -453,7 +453,7 @@ TEST_F(ReadBody, TakesAnEmptyBodyAsAnEmptyObject) {
 
 TEST_F(ReadBody, RefusesMalformedJsonWith422) {
   for (const char* body : {"{", R"({"a":})", "{'a':1}", "[1,]", R"({"a":1}x)", "nul", "\x01"}) {
-    json.reset();
+    target.json.reset();
     auto r = read(body);
     ASSERT_FALSE(r.has_value()) << body;
     EXPECT_EQ(r.error().status, 422) << body;
@@ -479,7 +479,7 @@ TEST_F(ReadBody, RefusesSixtyFiveLevelsOfNesting) {
 TEST_F(ReadBody, RefusesInvalidUtf8InAString) {
   for (const char* body : {"{\"a\":\"\xff\"}", "{\"a\":\"\xc3\"}", "{\"a\":\"\xed\xa0\x80\"}",
                            "{\"a\":\"\xc0\xaf\"}", "{\"\xfe\":1}"}) {
-    json.reset();
+    target.json.reset();
     auto r = read(body);
     ASSERT_FALSE(r.has_value()) << ::testing::PrintToString(std::string(body));
     EXPECT_EQ(r.error().status, 422);
@@ -489,7 +489,7 @@ TEST_F(ReadBody, RefusesInvalidUtf8InAString) {
 TEST_F(ReadBody, RefusesALoneSurrogateEscape) {
   for (const char* body : {R"({"a":"\ud800"})", R"({"a":"\udc00"})", R"({"a":"\ud800\u0041"})",
                            R"({"a":"\ud800x"})"}) {
-    json.reset();
+    target.json.reset();
     auto r = read(body);
     ASSERT_FALSE(r.has_value()) << body;
     EXPECT_EQ(r.error().status, 422) << body;
@@ -555,6 +555,32 @@ TEST_F(ReadBody, RefusesABrokenFormWithTheParsersVerdict) {
   ASSERT_FALSE(two.has_value());
   EXPECT_EQ(two.error().status, 413);
   EXPECT_EQ(ctx.form, nullptr);
+}
+
+TEST_F(ReadBody, RefusesAnUploadThatDoesNotFitTheBudgetWith503) {
+  route.multipart_body = true;
+  auto held = uploads.take((1 << 20) - 10);
+  ASSERT_TRUE(held.has_value());
+  auto r = read("--b\r\nContent-Disposition: form-data; name=\"top\"\r\n\r\n5\r\n--b--\r\n", "multipart/form-data; boundary=b");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().status, 503);
+  EXPECT_EQ(ex.reads_, 0);
+}
+
+TEST(UploadBudget, LendsUntilFullAndTakesBackWhenALeaseEnds) {
+  UploadBudget budget(100);
+  auto a = budget.take(60);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_FALSE(budget.take(41).has_value());
+  {
+    auto b = budget.take(40);
+    ASSERT_TRUE(b.has_value());
+    EXPECT_EQ(budget.in_use(), 100u);
+  }
+  EXPECT_EQ(budget.in_use(), 60u);
+  EXPECT_FALSE(budget.take(std::size_t(-1)).has_value());
+  a.reset();
+  EXPECT_EQ(budget.in_use(), 0u);
 }
 
 TEST_F(ReadBody, KeepsJsonOnAnUploadRoute) {
