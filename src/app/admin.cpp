@@ -248,4 +248,11 @@ int admin_maintenance(const Config& config, bool on) {
   return 0;
 }
 
+int admin_service_payg(const Config& config, const std::string& service, bool on) {
+  Database database(config);
+  if (!billing::set_service_payg(database.db(), service, on)) return fail("no service with key " + service);
+  print({{"service", service}, {"payg", on}});
+  return 0;
+}
+
 }  // namespace mediagen::app

@@ -62,6 +62,7 @@ App::App(const Config& config, const AppOptions& options, storage::LocalStore st
       link_secret_(link_secret(config_)),
       speech_(espeak_),
       music_(config_.soundfont.empty() ? std::string(engines::kDefaultSoundfont) : config_.soundfont),
+      clone_job_(store_, espeak_, [this](realtime::Event e) { hub_.publish(std::move(e)); }),
       workers_(worker_options_with_hooks(), speech_, store_, config_.database_url, counters_),
       subscriber_(
           redis_options(config_, "mediagen-subscriber"),

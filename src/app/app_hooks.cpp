@@ -42,6 +42,7 @@ workers::WorkerPoolOptions App::worker_options_with_hooks() {
   // The pool woke its own workers; the message is for the other instances (Redis is reached from
   // the blocking pool, whose threads hold the connections).
   options.on_requeued = [this] { blocking_.submit([this](db::Resources& r) { work_queued(r.redis); }); };
+  options.side_jobs.push_back([this](db::Db& db) { return clone_job_.run_once(db); });
   return options;
 }
 

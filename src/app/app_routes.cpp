@@ -49,6 +49,10 @@ void App::register_routes(const AppOptions& options) {
   account::register_routes(router_, blocking_);
   templates::register_routes(router_, blocking_);
   voices::register_routes(router_, blocking_);
+  voices::register_clone_routes(router_, blocking_,
+                                {.store = store_,
+                                 .publish = [this](realtime::Event e) { hub_.publish(std::move(e)); },
+                                 .on_queued = [this](cache::Redis& redis) { work_queued(redis); }});
   orders::register_preview_routes(
       router_, blocking_,
       {.redis_prefix = config_.redis_prefix, .on_ready = [this](UserId user, std::string_view preview_id) {

@@ -33,5 +33,7 @@ int admin_key_disable(const Config& config, std::int64_t id);
 int admin_subscription_grant(const Config& config, std::int64_t user, const std::string& plan,
                              const std::string& expires_at);
 int admin_maintenance(const Config& config, bool on);
+// Opens or closes a service to pay-as-you-go; closed, its clones need a live subscription.
+int admin_service_payg(const Config& config, const std::string& service, bool on);
 
 }  // namespace mediagen::app

@@ -19,6 +19,8 @@ struct Command {
   std::int64_t balance = 0, user_id = 0, add = 0, key_id = 0;
   app::KeyCreateArgs key;
   std::string plan_code, sub_expires, maintenance_state;
+  std::string service_code, payg_state;
+  CLI::App* service_payg = nullptr;
   CLI::App *user_create = nullptr, *user_balance = nullptr, *user_block = nullptr, *user_unblock = nullptr;
   CLI::App *key_create = nullptr, *key_disable = nullptr, *sub_grant = nullptr, *maintenance = nullptr;
 };
@@ -86,6 +88,11 @@ void add_admin(CLI::App& cli, Command& c) {
   c.sub_grant->add_option("--expires-at", c.sub_expires, "ISO 8601; default one plan period from now");
   c.maintenance = c.admin->add_subcommand("maintenance", "Pause (on) or resume (off) work intake");
   c.maintenance->add_option("state", c.maintenance_state)->required()->check(CLI::IsMember({"on", "off"}));
+  auto* service = c.admin->add_subcommand("service", "Voice services");
+  service->require_subcommand(1);
+  c.service_payg = service->add_subcommand("payg", "Open (on) or close (off) a service to pay-as-you-go");
+  c.service_payg->add_option("--service", c.service_code)->required();
+  c.service_payg->add_option("state", c.payg_state)->required()->check(CLI::IsMember({"on", "off"}));
 }
 
 int run(CLI::App& cli, Command& c, Config& config) {
@@ -106,6 +113,7 @@ int run(CLI::App& cli, Command& c, Config& config) {
   if (c.key_disable->parsed()) return app::admin_key_disable(config, c.key_id);
   if (c.sub_grant->parsed()) return app::admin_subscription_grant(config, c.user_id, c.plan_code, c.sub_expires);
   if (c.maintenance->parsed()) return app::admin_maintenance(config, c.maintenance_state == "on");
+  if (c.service_payg->parsed()) return app::admin_service_payg(config, c.service_code, c.payg_state == "on");
   return 0;
 }
 

@@ -11,11 +11,13 @@ namespace {
 
 const db::Statement kUpsertPlan{
     "billing_upsert_plan",
-    "INSERT INTO plans (code, name, tokens_per_period, period_days, concurrency_slots, price_minor)"
-    " VALUES ($1, $2, $3, $4, NULLIF($5, 0), $6)"
+    "INSERT INTO plans (code, name, tokens_per_period, period_days, concurrency_slots, price_minor, clone_limit,"
+    " clone_limit_provider_d)"
+    " VALUES ($1, $2, $3, $4, NULLIF($5, 0), $6, $7, $8)"
     " ON CONFLICT (code) DO UPDATE SET name = EXCLUDED.name, tokens_per_period = EXCLUDED.tokens_per_period,"
     " period_days = EXCLUDED.period_days, concurrency_slots = EXCLUDED.concurrency_slots,"
-    " price_minor = EXCLUDED.price_minor, is_active = true, updated_at = now()"};
+    " price_minor = EXCLUDED.price_minor, clone_limit = EXCLUDED.clone_limit,"
+    " clone_limit_provider_d = EXCLUDED.clone_limit_provider_d, is_active = true, updated_at = now()"};
 const db::Statement kPlan{
     "billing_plan",
     "SELECT id, code, name, tokens_per_period, period_days, COALESCE(concurrency_slots, 0), price_minor"
@@ -34,6 +36,9 @@ const db::Statement kSetSwitch{
     "INSERT INTO service_switches (name, enabled) VALUES ($1, $2)"
     " ON CONFLICT (name) DO UPDATE SET enabled = EXCLUDED.enabled, updated_at = now()"};
 
+const db::Statement kSetPayg{"billing_set_payg",
+                             "UPDATE services SET payg_enabled = $2, updated_at = now() WHERE key = $1"};
+
 TimePoint from_micros(std::int64_t us) { return TimePoint{std::chrono::microseconds{us}}; }
 
 }  // namespace
@@ -41,13 +46,13 @@ TimePoint from_micros(std::int64_t us) { return TimePoint{std::chrono::microseco
 std::vector<Plan> seed_plans(db::Db& db, db::Tx& tx) {
   const std::vector<Plan> plans{
       {.code = "starter", .name = "Starter", .tokens_per_period = 100000, .period_days = 30, .concurrency_slots = 3,
-       .price_minor = 900},
+       .price_minor = 900, .clone_limit = 5, .clone_limit_provider_d = 2},
       {.code = "pro", .name = "Pro", .tokens_per_period = 1000000, .period_days = 30, .concurrency_slots = 20,
-       .price_minor = 4900},
+       .price_minor = 4900, .clone_limit = 30, .clone_limit_provider_d = 10},
   };
   for (const auto& p : plans) {
     db.exec(tx, kUpsertPlan, p.code, p.name, p.tokens_per_period, p.period_days, p.concurrency_slots.value_or(0),
-            p.price_minor);
+            p.price_minor, p.clone_limit, p.clone_limit_provider_d);
   }
   return plans;
 }
@@ -86,6 +91,10 @@ Grant grant_subscription(db::Db& db, UserId user, const std::string& plan_code, 
     g.quota_tokens = balance(db, tx, quota);
     return g;
   });
+}
+
+bool set_service_payg(db::Db& db, const std::string& service, bool on) {
+  return db::transact(db, [&](db::Tx& tx) { return db.exec(tx, kSetPayg, service, on).affected_rows() > 0; });
 }
 
 void set_maintenance(db::Db& db, bool on) {

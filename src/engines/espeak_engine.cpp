@@ -45,11 +45,20 @@ boost::system::result<SpeechPcm, EngineFailure> EspeakEngine::synthesize_pcm(con
 
   auto& runtime = detail::EspeakRuntime::instance();
   if (!runtime.start_error().empty()) return EngineFailure::technical(runtime.start_error());
-  auto voice = detail::resolve_voice(runtime.voices(), runtime.variants(), request.espeak_voice, request.variant,
-                                     request.language_code);
+  const auto& profile = request.profile;
+  auto voice = detail::resolve_voice(runtime.voices(), runtime.variants(),
+                                     profile ? profile->espeak_voice : request.espeak_voice,
+                                     profile ? profile->espeak_variant : request.variant, request.language_code);
   if (!voice) return voice.error();
 
-  const detail::SynthJob job{&text, std::move(*voice), espeak_parameters(request.settings)};
+  EspeakParameters parameters = espeak_parameters(request.settings);
+  if (profile) {
+    const double speed = std::clamp(request.settings.speed.value_or(1.0), 0.25, 3.0);
+    parameters.rate_wpm = std::clamp(static_cast<int>(std::lround(profile->rate_wpm * speed)), 80, 450);
+    parameters.pitch = std::clamp(profile->pitch, 0, 100);
+    parameters.pitch_range = std::clamp(profile->pitch_range, 0, 100);
+  }
+  const detail::SynthJob job{&text, std::move(*voice), parameters};
   auto synthesised = runtime.synthesize(job);
   if (!synthesised) return synthesised.error();
 

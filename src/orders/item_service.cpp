@@ -82,7 +82,8 @@ std::optional<ApiError> check_settings_and_text(db::Db& db, db::Tx& tx, const Ca
   const auto snapshot = settings_snapshot(db, tx, order_id);
   if (!snapshot) return ApiError::not_found();
   if (snapshot->task_type == "tts") {
-    auto setup = templates::validate_stored_in(db, tx, snapshot->service_key, snapshot->config_snapshot);
+    auto setup = templates::validate_stored_in(db, tx, snapshot->service_key, snapshot->config_snapshot,
+                                                 caller.principal.user_id);
     if (!setup) return ApiError::refused(Reason::retry_config_outdated);
   }
   if (caller.blocked && caller.blocked(text)) return ApiError::refused(Reason::content_blocked);

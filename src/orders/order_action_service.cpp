@@ -80,7 +80,8 @@ Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string
   if (order.task_type == "tts") {
     // The snapshot of the original, checked against the CURRENT schema (spec 7.1: 400
     // retry_config_outdated when it no longer passes; later template edits do not matter).
-    auto setup = templates::validate_stored(db, order.service_key, source->config_snapshot);
+    auto setup = templates::validate_stored(db, order.service_key, source->config_snapshot,
+                                            caller.principal.user_id);
     if (!setup) return ApiError::retry_config_outdated_on_order();
     // The voice and settings the snapshot resolves to today.
     use_speech_setup(order, *setup);

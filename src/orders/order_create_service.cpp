@@ -35,11 +35,18 @@ std::string engine_request_json(const templates::SpeechSetup& setup, std::string
   if (setup.effective.similarity_boost) settings["similarity_boost"] = *setup.effective.similarity_boost;
   if (setup.effective.speed) settings["speed"] = *setup.effective.speed;
   if (setup.effective.use_speaker_boost) settings["use_speaker_boost"] = *setup.effective.use_speaker_boost;
-  return to_json_text(nlohmann::json{{"engine", engine},
-                                     {"voice", setup.voice.espeak_voice},
-                                     {"variant", setup.voice.espeak_variant},
-                                     {"language", setup.language_code.value_or("")},
-                                     {"settings", std::move(settings)}});
+  nlohmann::json request{{"engine", engine},
+                         {"voice", setup.voice.espeak_voice},
+                         {"variant", setup.voice.espeak_variant},
+                         {"language", setup.language_code.value_or("")},
+                         {"settings", std::move(settings)}};
+  // A voice clone's profile travels with the order: archiving the clone later does not change
+  // how the order speaks.
+  if (!setup.voice.profile_json.empty()) {
+    auto profile = nlohmann::json::parse(setup.voice.profile_json, nullptr, false);
+    if (profile.is_object()) request["profile"] = std::move(profile);
+  }
+  return to_json_text(request);
 }
 
 // A variant seed nobody asked for: random, so two identical orders make different music.

@@ -28,6 +28,13 @@ const db::Statement kServices{"catalogue_services",
 const db::Statement kVoice{"catalogue_voice",
                            "SELECT id::text, voice_id, name, language, espeak_voice, espeak_variant FROM voices"
                            " WHERE service_id = $1 AND voice_id = $2 AND is_active"};
+// The profile's base voice stands in for the catalogue voice; clones have no language column
+// (the base voice's language is spoken unless the template names one).
+const db::Statement kCloneVoice{
+    "catalogue_clone_voice",
+    "SELECT c.id::text, c.voice_id, c.name, '', c.profile->>'voice', c.profile->>'variant', c.profile::text"
+    " FROM voice_clones c JOIN services s ON s.key = c.service_key"
+    " WHERE s.id = $1 AND c.voice_id = $2 AND c.user_id = $3 AND c.status = 'ready' AND c.profile IS NOT NULL"};
 const db::Statement kLanguages{"catalogue_languages",
                                "SELECT code, CASE WHEN $1 = 'ru' THEN name_ru ELSE name_en END FROM languages"
                                " ORDER BY code"};
@@ -112,12 +119,14 @@ std::vector<ServiceCatalogue> load_services(db::Db& db, db::Tx& tx, bool voice_s
 }
 
 std::optional<CatalogueVoice> find_voice(db::Db& db, db::Tx& tx, std::int64_t service_id,
-                                         std::string_view voice_id) {
+                                         std::string_view voice_id, std::optional<UserId> owner) {
   auto rows = db.exec(tx, kVoice, service_id, std::string(voice_id));
+  if (rows.empty() && owner) rows = db.exec(tx, kCloneVoice, service_id, std::string(voice_id), owner->value);
   if (rows.empty()) return std::nullopt;
   const auto& r = rows[0];
   return CatalogueVoice{r[0].as<std::string>(), r[1].as<std::string>(), r[2].as<std::string>(),
-                        r[3].as<std::string>(), r[4].as<std::string>(), r[5].as<std::string>()};
+                        r[3].as<std::string>(), r[4].as<std::string>(), r[5].as<std::string>(),
+                        r.size() > 6 ? r[6].as<std::string>() : std::string()};
 }
 
 std::vector<LanguageName> language_names(db::Db& db, db::Tx& tx, Locale locale) {

@@ -11,15 +11,17 @@ namespace {
 // The catalogue as seen from one transaction.
 class SqlCatalogue final : public CatalogueView {
  public:
-  SqlCatalogue(db::Db& db, db::Tx& tx) : db_(db), tx_(tx) {}
+  // `owner`: whose ready voice clones count as voices too.
+  SqlCatalogue(db::Db& db, db::Tx& tx, std::optional<UserId> owner) : db_(db), tx_(tx), owner_(owner) {}
   std::optional<ServiceCatalogue> service(std::string_view key) override { return load_service(db_, tx_, key); }
   std::optional<CatalogueVoice> voice(const ServiceCatalogue& service, std::string_view voice_id) override {
-    return find_voice(db_, tx_, service.service.id, voice_id);
+    return find_voice(db_, tx_, service.service.id, voice_id, owner_);
   }
 
  private:
   db::Db& db_;
   db::Tx& tx_;
+  std::optional<UserId> owner_;
 };
 
 ApiError access_denied() { return ApiError::refused(Reason::template_access_denied); }
@@ -59,17 +61,18 @@ Result<Template> load_template(db::Db& db, UserId user, std::string_view templat
   return owned(std::move(row), user);
 }
 
-Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json) {
-  return db::read(db, [&](db::Tx& tx) { return validate_stored_in(db, tx, service_key, config_json); });
+Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json,
+                                    std::optional<UserId> owner) {
+  return db::read(db, [&](db::Tx& tx) { return validate_stored_in(db, tx, service_key, config_json, owner); });
 }
 
 Result<SpeechSetup> validate_stored_in(db::Db& db, db::Tx& tx, std::string_view service_key,
-                                       std::string_view config_json) {
+                                       std::string_view config_json, std::optional<UserId> owner) {
   nlohmann::json doc = nlohmann::json::object();
   doc["service_key"] = std::string(service_key);
   auto config = nlohmann::json::parse(config_json, nullptr, false);
   doc["config"] = config.is_discarded() ? nlohmann::json(nullptr) : std::move(config);
-  SqlCatalogue catalogue(db, tx);
+  SqlCatalogue catalogue(db, tx, owner);
   auto checked = validate_template(doc, catalogue, NameRule::ignored);
   if (!checked) {
     ApiError e = ApiError::refused(Reason::template_model_outdated);
@@ -81,12 +84,12 @@ Result<SpeechSetup> validate_stored_in(db::Db& db, db::Tx& tx, std::string_view 
 }
 
 Result<SpeechSetup> validate_stored(db::Db& db, const Template& stored) {
-  return validate_stored(db, stored.service_key, stored.config_json);
+  return validate_stored(db, stored.service_key, stored.config_json, stored.user_id);
 }
 
 Result<Template> create_template(db::Db& db, UserId user, const nlohmann::json& body) {
   return db::transact(db, [&](db::Tx& tx) -> Result<Template> {
-    SqlCatalogue catalogue(db, tx);
+    SqlCatalogue catalogue(db, tx, user);
     auto checked = validate_template(body, catalogue, NameRule::required);
     if (!checked) return checked.error();
     return store::insert(db, tx, user, checked->setup.service.key, checked->name, checked->setup.config_json);
@@ -101,7 +104,7 @@ Result<Template> update_template(db::Db& db, UserId user, std::string_view templ
     if (!patch.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
     nlohmann::json doc = document_of(*current);
     doc.merge_patch(patch);
-    SqlCatalogue catalogue(db, tx);
+    SqlCatalogue catalogue(db, tx, user);
     auto checked = validate_template(doc, catalogue, NameRule::required);
     if (!checked) return checked.error();
     auto updated = store::update(db, tx, template_id, checked->setup.service.key, checked->name,

@@ -48,6 +48,10 @@ std::optional<EngineRequest> parse_engine_request(std::string_view json) {
     return std::nullopt;
   }
   if (!read_prompt_fields(doc, r.prompt)) return std::nullopt;
+  if (auto profile = doc.find("profile"); profile != doc.end() && !profile->is_null()) {
+    r.speech.profile = engines::voice_profile_from_json(*profile);
+    if (!r.speech.profile) return std::nullopt;
+  }
   auto settings = doc.find("settings");
   if (settings != doc.end() && !settings->is_null()) {
     if (!settings->is_object()) return std::nullopt;

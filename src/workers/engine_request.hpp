@@ -1,7 +1,8 @@
 #pragma once
 // orders.engine_request, resolved at order creation so workers never read the catalogue:
 // speech: {"engine": "espeak", "voice", "variant", "language",
-//          "settings": {"stability", "similarity_boost", "speed", "use_speaker_boost"}};
+//          "settings": {"stability", "similarity_boost", "speed", "use_speaker_boost"},
+//          "profile": a voice clone's engines::VoiceProfile (optional)};
 // sfx, music: {"engine": "sfx" | "music", "task_type", "duration_ms", "seed"};
 // "none" (or any other name): a service without an engine.
 #include <optional>

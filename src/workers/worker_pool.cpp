@@ -205,6 +205,19 @@ void process(State& s, orders::WorkQueue& queue, Stitcher& stitcher, const order
   if (settled.stitch) run_stitch(s, stitcher, queue, *settled.stitch);
 }
 
+// True when one of the side jobs found work (the worker then looks again before it sleeps).
+bool run_side_jobs(State& s, db::Db& db) {
+  bool found = false;
+  for (const auto& job : s.options.side_jobs) {
+    try {
+      found = job(db) || found;
+    } catch (...) {
+      report_contained(&s.counters, Boundary::job, std::current_exception(), {{"job", "side"}});
+    }
+  }
+  return found;
+}
+
 void worker_loop(State& s) {
   db::Db db(s.url, &s.counters, s.options.db_limits);
   orders::WorkQueue queue(db, queue_options(s.options));
@@ -220,6 +233,7 @@ void worker_loop(State& s) {
       continue;
     }
     if (!chunk) {
+      if (run_side_jobs(s, db)) continue;
       s.wait_for_work(seen);
       continue;
     }

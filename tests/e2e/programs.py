@@ -17,6 +17,7 @@ PROGRAMS = {
     "redis-server": "a private Redis that a test can kill",
     "node": "runs the pusher-js and Laravel Echo clients",
     "bash": "runs the clients' install script",
+    "ffmpeg": "converts speech into the audio formats uploads are tested with",
 }
 
 

@@ -16,7 +16,7 @@ shift
 
 all_targets=(fuzz_pusher_message fuzz_http_request fuzz_download_link fuzz_chunker fuzz_fanout fuzz_mp3
   fuzz_params fuzz_broadcasting_auth fuzz_utf8_json fuzz_preview_codec fuzz_prompt_words fuzz_sfx_prompt fuzz_music_prompt
-  fuzz_audio_intake fuzz_multipart)
+  fuzz_audio_intake fuzz_multipart fuzz_clone_form)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
@@ -28,7 +28,7 @@ max_len() {
   case "$1" in
     fuzz_http_request) echo 16384 ;;
     fuzz_chunker) echo 12288 ;;
-    fuzz_mp3|fuzz_audio_intake) echo 32768 ;;
+    fuzz_mp3|fuzz_audio_intake|fuzz_clone_form) echo 32768 ;;
     fuzz_pusher_message|fuzz_fanout|fuzz_utf8_json) echo 4096 ;;
     *) echo 2048 ;;
   esac

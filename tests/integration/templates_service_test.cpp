@@ -292,7 +292,7 @@ TEST_F(TemplatesServiceTest, AStoredTemplateOfAFormerCatalogueIsOutdated) {
   sql("UPDATE voices SET is_active = true");
   sql("UPDATE services SET is_active = false WHERE key = 'provider_a'");
   EXPECT_EQ(templates::validate_stored(*db, *t).error().reason, Reason::template_model_outdated);
-  EXPECT_EQ(templates::validate_stored(*db, "provider_a", "not json").error().reason, Reason::template_model_outdated);
+  EXPECT_EQ(templates::validate_stored(*db, "provider_a", "not json", std::nullopt).error().reason, Reason::template_model_outdated);
 }
 
 TEST_F(TemplatesServiceTest, OffersTheActiveCatalogueAsConfigOptions) {

@@ -52,8 +52,11 @@ def is_store(rel):
 
 def may_name_statuses(rel):
     # The state machine, the orders store, and the preview (whose own "processing" is not an
-    # order status).
+    # order status); voice clones have statuses of the same names, named only by their own
+    # state machine and store (and read by the templates catalogue store).
     return (rel == os.path.join("src", "orders", "order_status.cpp")
+            or rel in {os.path.join("src", "voices", "clone_status.cpp"),
+                       os.path.join("src", "voices", "clone_store.cpp")}
             or (rel.startswith(os.path.join("src", "orders")) and is_store(rel))
             or rel in {os.path.join("src", "orders", "preview.cpp")})
 

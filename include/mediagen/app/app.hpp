@@ -35,6 +35,7 @@
 #include "mediagen/realtime/channel_signer.hpp"
 #include "mediagen/realtime/hub.hpp"
 #include "mediagen/storage/local_store.hpp"
+#include "mediagen/voices/clone_job.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "mediagen/workers/worker_pool.hpp"
 
@@ -117,6 +118,7 @@ class App {
   workers::EspeakSource speech_;
   engines::SfxEngine sfx_;
   engines::MusicEngine music_;  // loads its soundfont at the first music order
+  voices::CloneJob clone_job_;  // run by the workers between chunks
   workers::WorkerPool workers_;
   // Bans, key invalidations, queued work and realtime events of every instance, through Redis.
   cache::Subscriber subscriber_;

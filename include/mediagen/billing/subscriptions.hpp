@@ -19,6 +19,9 @@ struct Plan {
   int period_days = 30;
   std::optional<int> concurrency_slots;  // orders active at once; nullopt: no limit
   std::int64_t price_minor = 0;
+  // Voice clones (spec 4.5): provider_c and provider_d apart; nullopt: the default (10).
+  std::optional<int> clone_limit;
+  std::optional<int> clone_limit_provider_d;
 };
 
 // The demo plans (CONTRACTS: starter with a speech token quota and concurrency slots, and
@@ -38,6 +41,9 @@ struct Grant {
 // ("quota_grant"), both through the ledger. Throws std::invalid_argument for an unknown user or
 // plan, or an expiry not in the future.
 Grant grant_subscription(db::Db& db, UserId user, const std::string& plan_code, std::optional<TimePoint> expires_at);
+
+// Opens or closes a service to pay-as-you-go (services.payg_enabled); false for an unknown key.
+bool set_service_payg(db::Db& db, const std::string& service, bool on);
 
 // Pauses or resumes work intake (503 service_maintenance).
 void set_maintenance(db::Db& db, bool on);

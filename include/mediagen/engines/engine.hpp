@@ -24,6 +24,8 @@
 #include <boost/assert/source_location.hpp>
 #include <boost/system/result.hpp>
 
+#include "mediagen/engines/voice_profile.hpp"
+
 namespace mediagen::engines {
 
 // The voice settings an engine honours; nullopt = not honoured (the engine uses its neutral
@@ -42,6 +44,9 @@ struct SpeechRequest {
   std::string variant;        // e.g. "m3" (see EspeakVariantInfo::key), may be empty
   std::string language_code;  // optional ISO 639-1 (or BCP 47 tag) override, may be empty
   VoiceSettings settings;
+  // A voice clone's profile: when set, its base voice and variant replace espeak_voice and
+  // variant, and its pitch, range and rate replace the settings' (speed still scales the rate).
+  std::optional<VoiceProfile> profile;
 };
 
 // One spoken word: its place in SpeechRequest::text (byte offset and byte length into the

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mediagen/core/capacity_unit.hpp"
+#include "mediagen/core/ids.hpp"
 #include "mediagen/core/message.hpp"
 #include "mediagen/db/db.hpp"
 
@@ -99,6 +100,8 @@ struct CatalogueVoice {
   std::string language;
   std::string espeak_voice;
   std::string espeak_variant;
+  // A voice clone's profile (engines/voice_profile.hpp as JSON text); empty for catalogue voices.
+  std::string profile_json;
 };
 
 // The rule of spec section 1. Without advanced_voice_settings a model honours only its
@@ -111,9 +114,11 @@ VoiceSettings effective_voice_settings(const Model& model, const VoiceSettings& 
 // Reads (one statement each; the caller's transaction or a plain read).
 std::optional<ServiceCatalogue> load_service(db::Db& db, db::Tx& tx, std::string_view key);
 std::vector<ServiceCatalogue> load_services(db::Db& db, db::Tx& tx, bool voice_services_only);
-// An active voice of `service_id`'s catalogue by its provider-format id.
+// An active voice of `service_id`'s catalogue by its provider-format id; failing that, when
+// `owner` is given, the owner's ready voice clone of the service with that voice_id (a clone
+// that is pending, failed, archived or another account's is no voice here).
 std::optional<CatalogueVoice> find_voice(db::Db& db, db::Tx& tx, std::int64_t service_id,
-                                         std::string_view voice_id);
+                                         std::string_view voice_id, std::optional<UserId> owner = std::nullopt);
 
 struct LanguageName {
   std::string code;

@@ -55,11 +55,14 @@ Result<Template> load_template(db::Db& db, UserId user, std::string_view templat
 // the service is a live voice service, the model active, the mode supported, the voice in the
 // catalogue, the language and settings within the model's schema. Any failure is 422
 // template_model_outdated (details in the error's `internal`, for logs).
+// A voice clone's voice_id resolves only for its `owner` (the template's account), and only
+// while the clone is ready.
 Result<SpeechSetup> validate_stored(db::Db& db, const Template& stored);
-Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json);
+Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json,
+                                    std::optional<UserId> owner);
 // The same inside the caller's transaction.
 Result<SpeechSetup> validate_stored_in(db::Db& db, db::Tx& tx, std::string_view service_key,
-                                       std::string_view config_json);
+                                       std::string_view config_json, std::optional<UserId> owner);
 
 // The routes' operations. Bodies are the parsed JSON request; refusals are 422 with `errors`
 // (field paths such as "config.tts_settings.voice_id"), 404 and 403 as for load_template.

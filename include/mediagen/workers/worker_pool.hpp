@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mediagen/core/counters.hpp"
 #include "mediagen/db/connection.hpp"
@@ -67,6 +68,10 @@ struct WorkerPoolOptions {
   // pool's threads. This pool's idle workers are woken already; the hook tells other instances.
   // Must not block for long; may be empty.
   std::function<void()> on_requeued;
+  // Other kinds of work the workers take when no chunk is waiting (a clone's analysis): each call
+  // claims and runs at most one job on the worker's own connection and says whether it found
+  // one. Such a job leases its own rows and settles them itself; what it throws is contained.
+  std::vector<std::function<bool(db::Db&)>> side_jobs;
 };
 
 class WorkerPool {

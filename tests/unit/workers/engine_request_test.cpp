@@ -40,5 +40,21 @@ TEST(EngineRequest, RefusesWhatIsNotAnEngineRequest) {
   EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak","settings":{"use_speaker_boost":1}})"));
 }
 
+// A voice clone's order carries the clone's profile, so the order speaks the same after the
+// clone is archived.
+TEST(EngineRequest, ReadsAVoiceClonesProfile) {
+  const auto r = parse_engine_request(
+      R"({"engine":"espeak","voice":"gmw/en-US","variant":"f2",)"
+      R"("profile":{"voice":"gmw/en-US","variant":"f2","pitch":63,"range":40,"rate":190}})");
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(r->speech.profile);
+  EXPECT_EQ(r->speech.profile->pitch, 63);
+  EXPECT_EQ(r->speech.profile->pitch_range, 40);
+  EXPECT_EQ(r->speech.profile->rate_wpm, 190);
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak"})")->speech.profile);
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak","profile":{"voice":"x"}})"));
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak","profile":[]})"));
+}
+
 }  // namespace
 }  // namespace mediagen::workers::detail
