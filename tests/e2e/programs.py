@@ -17,6 +17,8 @@ PROGRAMS = {
     "redis-server": "a private Redis that a test can kill",
     "node": "runs the pusher-js and Laravel Echo clients",
     "bash": "runs the clients' install script",
+    "espeak-ng": "speaks the voice search samples",
+    "ffmpeg": "encodes the voice search samples (WAV, MP3, Ogg Opus, FLAC, M4A)",
 }
 
 
