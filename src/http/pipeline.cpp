@@ -100,8 +100,9 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
     if (auto r = stages::check_query_text(ctx)) co_return fail(*r);
   }
   std::optional<nlohmann::json> json;
+  std::optional<MultipartForm> form;
   if (exchange.has_body() || ctx.route->json_body) {
-    if (auto r = co_await stages::read_body(ctx, exchange, json); !r) co_return fail(r.error());
+    if (auto r = co_await stages::read_body(ctx, exchange, json, form); !r) co_return fail(r.error());
   }
 
   auto result = co_await ctx.route->handler(ctx);

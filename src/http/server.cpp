@@ -157,7 +157,9 @@ asio::awaitable<bool> Server::Impl::serve_requests(tcp::socket& socket, SessionS
     } else {
       version = parser.get().version();
       head = parser.get().method() == bhttp::verb::head;
-      SessionExchange exchange(conn, buffer, parser, ip, deadline);
+      const session_io::UploadPacing pacing{options.read_timeout_seconds * 1000, options.stream_slack_seconds * 1000,
+                                            static_cast<std::uint64_t>(std::max<std::int64_t>(options.stream_min_bytes_per_second, 1))};
+      SessionExchange exchange(conn, buffer, parser, ip, deadline, pacing);
       response = co_await handler.handle(exchange);
       // A body left unread would be taken for the next request: close instead.
       keep_alive = parser.keep_alive() && !response.close && parser.is_done() && !stopping;

@@ -46,6 +46,13 @@ inline SteadyMs steady_ms() {
       .count();
 }
 
+// How long an upload may take: see ServerOptions' stream_* fields.
+struct UploadPacing {
+  SteadyMs stall_ms = 10'000;
+  SteadyMs slack_ms = 60'000;
+  std::uint64_t min_bytes_per_second = 4096;
+};
+
 // State shared by the acceptor, the deadline reaper and a session.
 struct SessionState {
   asio::any_io_executor executor;
@@ -123,8 +130,8 @@ class Connection {
 class SessionExchange final : public Exchange {
  public:
   SessionExchange(Connection& conn, beast::flat_buffer& buffer, Parser& parser, std::string_view ip,
-                  SteadyMs deadline)
-      : conn_(conn), buffer_(buffer), parser_(parser), view_(parser), ip_(ip), deadline_(deadline) {}
+                  SteadyMs deadline, UploadPacing pacing = {})
+      : conn_(conn), buffer_(buffer), parser_(parser), view_(parser), ip_(ip), deadline_(deadline), pacing_(pacing) {}
 
   const RequestView& request() const override { return view_; }
   std::string_view peer_ip() const override { return ip_; }
@@ -136,18 +143,8 @@ class SessionExchange final : public Exchange {
 
   asio::awaitable<BodyStatus> read_body(std::size_t limit) override {
     if (parser_.is_done()) co_return BodyStatus::ok;
-    if (auto n = parser_.content_length(); n && *n > limit) co_return BodyStatus::too_large;
-    parser_.body_limit(limit);
+    if (auto started = co_await begin_body(limit, deadline_); started != BodyStatus::ok) co_return started;
     conn_.arm(deadline_);
-    auto expect = parser_.get().find(bhttp::field::expect);
-    if (expect != parser_.get().end() && iequals_ascii(expect->value(), "100-continue")) {
-      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-      auto [ec, n] = co_await asio::async_write(conn_.socket(), asio::buffer(kContinue), use_tuple);
-      if (ec) {
-        conn_.disarm();
-        co_return BodyStatus::failed;
-      }
-    }
     auto [ec, n] = co_await bhttp::async_read(conn_.socket(), buffer_, parser_, use_tuple);
     conn_.disarm();
     if (ec == bhttp::error::body_limit) co_return BodyStatus::too_large;
@@ -155,13 +152,54 @@ class SessionExchange final : public Exchange {
     co_return BodyStatus::ok;
   }
 
+  // An upload is paced like a download (see ServerOptions): every read must bring bytes within
+  // the stall time, the whole body must come within slack + size / minimum rate. Each piece is
+  // handed over and dropped, so one read's worth is held at a time.
+  asio::awaitable<BodyStatus> read_body_pieces(std::size_t limit, BodyPieceSink sink) override {
+    if (parser_.is_done()) co_return BodyStatus::ok;
+    const SteadyMs start = steady_ms();
+    const std::uint64_t size = parser_.content_length().value_or(limit);
+    const SteadyMs cap = start + pacing_.slack_ms +
+                         static_cast<SteadyMs>(size * 1000 / std::max<std::uint64_t>(pacing_.min_bytes_per_second, 1));
+    if (auto started = co_await begin_body(limit, std::min(start + pacing_.stall_ms, cap)); started != BodyStatus::ok) {
+      co_return started;
+    }
+    while (!parser_.is_done()) {
+      conn_.arm(std::min(steady_ms() + pacing_.stall_ms, cap));
+      auto [ec, n] = co_await bhttp::async_read_some(conn_.socket(), buffer_, parser_, use_tuple);
+      conn_.disarm();
+      if (ec == bhttp::error::body_limit) co_return BodyStatus::too_large;
+      if (ec && ec != bhttp::error::need_buffer) co_return BodyStatus::failed;
+      std::string& body = parser_.get().body();
+      if (body.empty()) continue;
+      const bool more = sink(body);
+      body.clear();
+      if (!more) co_return BodyStatus::stopped;
+    }
+    co_return BodyStatus::ok;
+  }
+
  private:
+  // The declared size against the cap, the parser's limit, and "100 Continue" when asked.
+  asio::awaitable<BodyStatus> begin_body(std::size_t limit, SteadyMs deadline) {
+    if (auto n = parser_.content_length(); n && *n > limit) co_return BodyStatus::too_large;
+    parser_.body_limit(limit);
+    auto expect = parser_.get().find(bhttp::field::expect);
+    if (expect == parser_.get().end() || !iequals_ascii(expect->value(), "100-continue")) co_return BodyStatus::ok;
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    conn_.arm(deadline);
+    auto [ec, n] = co_await asio::async_write(conn_.socket(), asio::buffer(kContinue), use_tuple);
+    conn_.disarm();
+    co_return ec ? BodyStatus::failed : BodyStatus::ok;
+  }
+
   Connection& conn_;
   beast::flat_buffer& buffer_;
   Parser& parser_;
   BeastRequest view_;
   std::string_view ip_;
   SteadyMs deadline_;
+  UploadPacing pacing_;
 };
 
 // Reads a request's head into `parser` within `deadline` and `header_limit` bytes however it

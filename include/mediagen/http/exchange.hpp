@@ -1,6 +1,7 @@
 #pragma once
 // The seam between the connection (session.cpp, Beast) and whatever answers requests.
 #include <cstddef>
+#include <functional>
 #include <string_view>
 
 #include <boost/asio/awaitable.hpp>
@@ -9,7 +10,11 @@
 
 namespace mediagen::http {
 
-enum class BodyStatus { ok, too_large, failed };
+// stopped: the piece sink refused a piece, so the rest was not read (the connection then closes).
+enum class BodyStatus { ok, too_large, failed, stopped };
+
+// Takes one piece of a body as it arrives; false stops the reading.
+using BodyPieceSink = std::function<bool(std::string_view piece)>;
 
 class Exchange {
  public:
@@ -21,6 +26,15 @@ class Exchange {
   virtual bool has_body() const = 0;
   // Reads the whole body, refusing more than `limit` bytes; sends "100 Continue" when asked.
   virtual boost::asio::awaitable<BodyStatus> read_body(std::size_t limit) = 0;
+  // Reads the body piece by piece into `sink`, never holding more than one piece (uploads); the
+  // same limit as read_body. The body is not kept: request().body() stays empty. This default
+  // reads it whole first (test exchanges); the server's exchange streams.
+  virtual boost::asio::awaitable<BodyStatus> read_body_pieces(std::size_t limit, BodyPieceSink sink) {
+    BodyStatus status = co_await read_body(limit);
+    if (status != BodyStatus::ok) co_return status;
+    if (std::string_view body = request().body(); !body.empty() && !sink(body)) co_return BodyStatus::stopped;
+    co_return BodyStatus::ok;
+  }
 };
 
 class ExchangeHandler {

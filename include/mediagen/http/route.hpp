@@ -15,6 +15,7 @@
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/http/message.hpp"
+#include "mediagen/http/multipart.hpp"
 
 namespace mediagen::http {
 
@@ -45,6 +46,7 @@ struct RequestContext {
   Locale locale = Locale::en;
   TimeZone tz = TimeZone::utc();
   const nlohmann::json* json = nullptr;  // parsed body of JSON routes
+  const MultipartForm* form = nullptr;    // the parts of a multipart/form-data body (multipart routes)
   Headers response_headers;
 
   std::string time(TimePoint t) const { return tz.format(t); }
@@ -59,6 +61,11 @@ struct Route {
   auth::Scope scope = auth::Scope::profile_read;
   std::size_t body_limit = 0;  // bytes; 0 means the route takes no body
   bool json_body = false;
+  // Also takes multipart/form-data (uploads): such a body is streamed through the parser within
+  // `multipart`'s limits and lands in ctx.form; any other body is JSON as above. body_limit
+  // should then be multipart.max_total_bytes.
+  bool multipart_body = false;
+  MultipartLimits multipart;
   // The query is a signed token the handler verifies as a whole (a download link): any change to
   // it is a bad signature (403), so the query text check does not answer for it.
   bool signed_query = false;

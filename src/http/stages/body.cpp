@@ -1,3 +1,4 @@
+#include "mediagen/core/ascii.hpp"
 #include "mediagen/core/clean_json.hpp"
 #include "stages.hpp"
 
@@ -24,8 +25,44 @@ std::size_t json_depth(std::string_view text) {
   return deepest;
 }
 
-awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::optional<nlohmann::json>& json) {
+namespace {
+
+// The parts of an upload, read as they arrive: a limit the parser meets stops the reading there.
+awaitable<Result<void>> read_form(RequestContext& ctx, Exchange& exchange, std::string boundary,
+                                  std::optional<MultipartForm>& form) {
   const Route& route = *ctx.route;
+  MultipartParser parser(std::move(boundary), route.multipart);
+  const BodyStatus status =
+      co_await exchange.read_body_pieces(route.body_limit, [&](std::string_view piece) { return !parser.feed(piece); });
+  if (parser.error()) co_return to_api_error(*parser.error());
+  if (status == BodyStatus::too_large) co_return ApiError::payload_too_large();
+  if (status != BodyStatus::ok) co_return ApiError::bad_request();
+  if (const auto& refusal = parser.finish()) co_return to_api_error(*refusal);
+  form.emplace(parser.take_form());
+  ctx.form = &*form;
+  co_return Result<void>{};
+}
+
+bool is_form_data(std::string_view content_type) {
+  const auto semi = content_type.find(';');
+  std::string_view type = content_type.substr(0, semi);
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
+  return iequals_ascii(type, "multipart/form-data");
+}
+
+}  // namespace
+
+awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::optional<nlohmann::json>& json,
+                                  std::optional<MultipartForm>& form) {
+  const Route& route = *ctx.route;
+  if (route.multipart_body) {
+    if (auto type = ctx.request.header("Content-Type"); type && is_form_data(*type)) {
+      auto boundary = multipart_boundary(*type);
+      if (!boundary) co_return to_api_error(MultipartError{MultipartErrorKind::not_multipart, "no usable boundary"});
+      co_return co_await read_form(ctx, exchange, std::move(*boundary), form);
+    }
+  }
   auto status = co_await exchange.read_body(route.body_limit);
   if (status == BodyStatus::too_large) co_return ApiError::payload_too_large();
   if (status == BodyStatus::failed) co_return ApiError::bad_request();

@@ -57,7 +57,10 @@ awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, 
                                    const std::string& prefix, TimePoint now);
 
 // Reads the body within the route's cap and, for JSON routes, parses it into `json`.
-awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::optional<nlohmann::json>& json);
+// Reads the body: JSON into `json` (JSON routes), or, on a multipart route with a
+// multipart/form-data Content-Type, its parts into `form` as the bytes arrive.
+awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, std::optional<nlohmann::json>& json,
+                                  std::optional<MultipartForm>& form);
 
 // Text from outside must be valid UTF-8 without control characters (C0 but TAB, LF, CR; DEL):
 // PostgreSQL cannot store U+0000 and nothing meaningful carries the others. The decoded path:

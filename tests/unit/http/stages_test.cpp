@@ -417,7 +417,7 @@ class ReadBody : public ::testing::Test {
   Result<void> read(std::string body, std::string content_type = "application/json") {
     ex.set_body(std::move(body), std::move(content_type));
     ctx.route = &route;
-    return run_sync(stages::read_body(ctx, ex, json));
+    return run_sync(stages::read_body(ctx, ex, json, form));
   }
 
   static std::string field_error(const Result<void>& r) {
@@ -431,6 +431,7 @@ class ReadBody : public ::testing::Test {
   Route route = json_route(1 << 20);
   RequestContext ctx{ex.request_};
   std::optional<nlohmann::json> json;
+  std::optional<MultipartForm> form;
 };
 
 TEST_F(ReadBody, ParsesAValidBody) {
@@ -530,6 +531,43 @@ TEST_F(ReadBody, LeavesANonJsonRouteUnparsed) {
   auto r = read("not json at all", "application/octet-stream");
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(ctx.json, nullptr);
+}
+
+TEST_F(ReadBody, GivesAnUploadRouteTheFormParts) {
+  route.multipart_body = true;
+  auto r = read("--b\r\nContent-Disposition: form-data; name=\"top\"\r\n\r\n5\r\n--b--\r\n",
+                "Multipart/Form-Data; boundary=b");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(ctx.json, nullptr);
+  ASSERT_NE(ctx.form, nullptr);
+  ASSERT_NE(ctx.form->first("top"), nullptr);
+  EXPECT_EQ(ctx.form->first("top")->data, "5");
+}
+
+TEST_F(ReadBody, RefusesABrokenFormWithTheParsersVerdict) {
+  route.multipart_body = true;
+  route.multipart.max_parts = 1;
+  EXPECT_EQ(field_error(read("--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n1\r\n--b", "multipart/form-data; boundary=b")),
+            "The request body is not valid multipart/form-data.");
+  auto two = read("--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n1\r\n--b\r\nContent-Disposition: form-data; "
+                  "name=\"y\"\r\n\r\n2\r\n--b--\r\n",
+                  "multipart/form-data; boundary=b");
+  ASSERT_FALSE(two.has_value());
+  EXPECT_EQ(two.error().status, 413);
+  EXPECT_EQ(ctx.form, nullptr);
+}
+
+TEST_F(ReadBody, KeepsJsonOnAnUploadRoute) {
+  route.multipart_body = true;
+  ASSERT_TRUE(read(R"({"a":1})").has_value());
+  ASSERT_NE(ctx.json, nullptr);
+  EXPECT_EQ(ctx.form, nullptr);
+}
+
+TEST_F(ReadBody, RefusesAFormOnARouteWithoutUploads) {
+  auto refused = read("--b--\r\n", "multipart/form-data; boundary=b");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().status, 415);
 }
 
 // ---- authorize ----
