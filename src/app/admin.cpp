@@ -58,7 +58,7 @@ nlohmann::ordered_json user_json(const account::Profile& p) {
 nlohmann::ordered_json describe_voices(db::Db& db, const std::optional<std::string>& service = std::nullopt) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const auto r = voices::seed_voice_features(db, cores, service);
-  return {{"pairs", r.pairs}, {"computed", r.computed}, {"failed", r.failed}, {"seconds", r.seconds}};
+  return {{"pairs", r.pairs}, {"computed", r.computed}, {"not_described", r.failed}, {"seconds", r.seconds}};
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mediagen/core/json_text.hpp"
+
 namespace mediagen::orders {
 namespace {
 
@@ -59,7 +61,7 @@ void write_order_result(JsonWriter& out, const Order& order) {
       // Stored as a jsonb object (a CHECK guarantees it); its members follow the files.
       const auto data = nlohmann::json::parse(*order.result_data_json, nullptr, false);
       if (data.is_object()) {
-        for (const auto& [key, value] : data.items()) out.key(key).raw(value.dump());
+        for (const auto& [key, value] : data.items()) out.key(key).raw(to_json_text(value));
       }
     }
     out.end_object();

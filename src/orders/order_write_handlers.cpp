@@ -95,6 +95,25 @@ asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, O
   co_return reply;
 }
 
+// POST /orders: a JSON body, or a form whose fields read as the JSON body would be and whose
+// files go along (voice_search).
+asio::awaitable<Result<http::Reply>> create_handler(Shared& s, http::RequestContext& ctx) {
+  auto key = idempotency_of(ctx);
+  if (!key) co_return key.error();
+  std::optional<OrderForm> form;
+  if (ctx.form) {
+    auto read = read_order_form(*ctx.form);
+    if (!read) co_return read.error();
+    form = std::move(*read);
+  }
+  auto op = [&ctx, &s, &form, key = *key](db::Db& db, const Caller& caller) {
+    if (!form) return create_order(db, caller, body_of(ctx), key, OrderUploads{.store = s.options.uploads});
+    return create_order(db, caller, form->body, key, OrderUploads{form->files, s.options.uploads});
+  };
+  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  co_return reply;
+}
+
 }  // namespace
 
 void register_order_write_routes(http::Router& router, db::BlockingPool& pool, OrderWriteOptions options) {
@@ -117,23 +136,7 @@ void register_order_write_routes(http::Router& router, db::BlockingPool& pool, O
     router.add_api(std::move(route));
   };
 
-  add("/orders", kCreateBodyLimit, [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-    auto key = idempotency_of(ctx);
-    if (!key) co_return key.error();
-    // A form's fields read as the JSON body would be; its files go along (voice_search).
-    std::optional<OrderForm> form;
-    if (ctx.form) {
-      auto read = read_order_form(*ctx.form);
-      if (!read) co_return read.error();
-      form = std::move(*read);
-    }
-    auto op = [&ctx, &s, &form, key = *key](db::Db& db, const Caller& caller) {
-      if (!form) return create_order(db, caller, body_of(ctx), key, OrderUploads{.store = s.options.uploads});
-      return create_order(db, caller, form->body, key, OrderUploads{form->files, s.options.uploads});
-    };
-    Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
-    co_return reply;
-  }, true);
+  add("/orders", kCreateBodyLimit, create_handler, true);
 
   add("/orders/{order}/cancel", kActionBodyLimit,
       [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
