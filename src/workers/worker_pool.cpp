@@ -174,10 +174,13 @@ void run_stitch(State& s, Stitcher& stitcher, orders::WorkQueue& queue, const or
 }
 
 void process(State& s, db::Db& db, orders::WorkQueue& queue, Stitcher& stitcher, const orders::ClaimedChunk& c) {
+  // Read before the heartbeat starts: from then on it shares this worker's connection.
+  std::shared_ptr<const voices::VoiceIndex> index;
+  if (c.task_type == "voice_search") index = s.voice_index.current(db);
   const detail::ChunkContext context{s.speech, s.store, s.options.content, s.options.speech_engine,
                                      s.options.prompt_engines,
                                      [&s] { return s.sleep_for(s.options.engine_delay); },
-                                     [&s, &db] { return s.voice_index.current(db); }};
+                                     [index] { return index; }};
   std::atomic<std::int64_t> lease_end_ms{
       std::chrono::duration_cast<milliseconds>((steady_clock::now() + s.options.lease).time_since_epoch()).count()};
   detail::ChunkResult result;
