@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <set>
 
-#include "mediagen/db/transact.hpp"
+#include "mediagen/db/pg.hpp"
 #include "mediagen/engines/audio_intake.hpp"
 #include "mediagen/engines/espeak_engine.hpp"
 #include "mediagen/templates/seed.hpp"
