@@ -67,7 +67,8 @@ Result<OrderForm> read_order_form(const http::MultipartForm& form) {
     const bool object = is_one_of(name, kObjectFields);
     const bool in_object = member && is_one_of(member->first, kObjectFields);
     if (!plain && !object && !in_object) continue;  // unknown: ignored
-    if (!is_valid_utf8(part.data)) {
+    // The name too: task_data[KEY] makes KEY a JSON member name.
+    if (!is_valid_utf8(part.data) || !is_valid_utf8(name)) {
       const std::string shown = http::display_text(name, 64);
       errors.add(shown, msg("validation.string", shown));
     } else if (plain) {

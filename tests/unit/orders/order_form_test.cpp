@@ -114,6 +114,10 @@ TEST(OrderForm, BooleansRepeatsAndBadText) {
   read = read_order_form(form_of({{"task_type", std::string("voice\xff", 6)}}));
   ASSERT_FALSE(read);
   EXPECT_EQ(error_fields(read.error()), std::vector<std::string>{"task_type"});
+  // A member name is client bytes too (found by fuzz_order_form): it would be a JSON key.
+  read = read_order_form(form_of({{std::string("task_data[\xff]"), "1"}}));
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().status, 422);
   // Not UTF-8 but unknown: ignored like any unknown field.
   EXPECT_TRUE(read_order_form(form_of({{"mystery", std::string("\xff\xfe", 2)}})));
 }
