@@ -20,9 +20,10 @@ _programs_build=(cmake:cmake ninja:ninja-build ccache:ccache python3:python3 cur
   redis-cli:redis-tools runuser:util-linux flock:util-linux sha256sum:coreutils)
 # The programs the tests run: the e2e harness (tests/e2e/programs.py) and the test scripts
 # (tests/fuzz/run.sh builds with clang and symbolizes reports with llvm-symbolizer; the audio
-# intake unit tests encode their sample files with ffmpeg).
+# intake unit tests encode their sample files with ffmpeg; the voice search e2e tests speak theirs
+# with espeak-ng).
 _programs_test=(mpg123:mpg123 node:nodejs npm:npm npx:npm bash:bash clang++:clang llvm-symbolizer:llvm
-  ffmpeg:ffmpeg)
+  ffmpeg:ffmpeg espeak-ng:espeak-ng)
 # The programs the benchmarks run.
 _programs_bench=(nginx:nginx wrk:wrk espeak-ng:espeak-ng lame:lame fluidsynth:fluidsynth)
 

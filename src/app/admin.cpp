@@ -1,5 +1,7 @@
 // Operator commands: JSON on stdout, a one-line error on stderr and a non-zero exit otherwise.
+#include <algorithm>
 #include <cstdio>
+#include <thread>
 #include "mediagen/core/json_text.hpp"
 #include <nlohmann/json.hpp>
 
@@ -15,8 +17,8 @@
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/transact.hpp"
-#include "mediagen/engines/espeak_voices.hpp"
 #include "mediagen/templates/seed.hpp"
+#include "mediagen/voices/voice_search.hpp"
 #include "mediagen/voices/voices.hpp"
 
 namespace mediagen::app {
@@ -52,29 +54,25 @@ nlohmann::ordered_json user_json(const account::Profile& p) {
           {"currency", p.asset.code}};
 }
 
+// Voice search: every catalogue pair without a description gets one, on every core.
+nlohmann::ordered_json describe_voices(db::Db& db, const std::optional<std::string>& service = std::nullopt) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const auto r = voices::seed_voice_features(db, cores, service);
+  return {{"pairs", r.pairs}, {"computed", r.computed}, {"not_described", r.failed}, {"seconds", r.seconds}};
+}
+
 }  // namespace
 
-int admin_seed_demo(const Config& config) {
+int admin_seed_demo(const Config& config, bool voice_features) {
   Database database(config);
   db::Db& db = database.db();
   // The voice catalogues are built from the synthesiser's voices installed on this machine.
-  std::vector<voices::SourceVoice> source_voices;
-  std::vector<voices::SourceVariant> source_variants;
-  auto gender = [](engines::EspeakGender g) {
-    return g == engines::EspeakGender::unknown ? std::string() : std::string(engines::to_string(g));
-  };
+  std::vector<voices::VoiceSeed> catalogue;
   try {
-    for (const auto& v : engines::list_espeak_voices()) {
-      if (v.languages.empty()) continue;
-      source_voices.push_back({v.identifier, v.languages.front().tag, v.name, gender(v.gender)});
-    }
-    for (const auto& v : engines::list_espeak_variants()) {
-      source_variants.push_back({v.key, v.name, gender(v.gender), v.age});
-    }
+    catalogue = voices::installed_catalogue();
   } catch (const std::runtime_error& e) {
     return fail(std::string("cannot list the speech voices: ") + e.what());
   }
-  const auto catalogue = voices::build_catalogue(std::move(source_voices), std::move(source_variants));
   if (catalogue.empty()) return fail("the speech synthesiser lists no voices; is espeak-ng-data installed?");
 
   nlohmann::ordered_json out;
@@ -108,7 +106,15 @@ int admin_seed_demo(const Config& config) {
     out["voice_tags"] = seeded_voices.tags;
     out["languages"] = services.languages;
   });
+  // After the commit: the catalogue's new voices are what gets described.
+  if (voice_features) out["voice_features"] = describe_voices(db);
   print(out);
+  return 0;
+}
+
+int admin_voice_features(const Config& config, const std::string& service) {
+  Database database(config);
+  print(describe_voices(database.db(), service.empty() ? std::nullopt : std::optional<std::string>(service)));
   return 0;
 }
 

@@ -71,7 +71,8 @@ void App::register_routes(const AppOptions& options) {
              return workers::check_content(text, rules) == workers::ContentVerdict::policy_flagged;
            },
        .on_queued = [this](cache::Redis& redis) { work_queued(redis); },
-       .on_changed = [this](std::vector<orders::OrderChange> changes) { order_events_.changed(std::move(changes)); }});
+       .on_changed = [this](std::vector<orders::OrderChange> changes) { order_events_.changed(std::move(changes)); },
+       .uploads = &store_});
   storage::register_routes(router_, blocking_,
                            {.store = store_,
                             .signer = storage::LinkSigner(link_secret_),

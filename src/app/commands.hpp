@@ -23,7 +23,10 @@ struct KeyCreateArgs {
   std::optional<std::int64_t> ai_monthly_limit;
 };
 
-int admin_seed_demo(const Config& config);
+// Also describes the catalogue's voices for voice search unless told not to.
+int admin_seed_demo(const Config& config, bool voice_features = true);
+// Describes the voices not yet described (of one service when `service` is not empty).
+int admin_voice_features(const Config& config, const std::string& service);
 int admin_user_create(const Config& config, const std::string& email, const std::string& name,
                       const std::string& locale, std::int64_t balance);
 int admin_user_balance(const Config& config, std::int64_t user, std::int64_t add);

@@ -23,6 +23,9 @@ struct Command {
   CLI::App* service_payg = nullptr;
   CLI::App *user_create = nullptr, *user_balance = nullptr, *user_block = nullptr, *user_unblock = nullptr;
   CLI::App *key_create = nullptr, *key_disable = nullptr, *sub_grant = nullptr, *maintenance = nullptr;
+  bool skip_voice_features = false;
+  std::string features_service;
+  CLI::App* voice_features = nullptr;
 };
 
 void add_serve(CLI::App& cli, Command& c, Config& config) {
@@ -77,7 +80,13 @@ void add_key_commands(CLI::App& admin, Command& c) {
 void add_admin(CLI::App& cli, Command& c) {
   c.admin = cli.add_subcommand("admin", "Operator commands");
   c.admin->require_subcommand(1);
-  c.admin->add_subcommand("seed-demo", "Seed the demo catalogue (idempotent)");
+  auto* seed = c.admin->add_subcommand("seed-demo", "Seed the demo catalogue (idempotent)");
+  seed->add_flag("--skip-voice-features", c.skip_voice_features,
+                 "Do not describe the catalogue voices for voice search (admin voices features does it later)");
+  auto* voices = c.admin->add_subcommand("voices", "Catalogue voices");
+  voices->require_subcommand(1);
+  c.voice_features = voices->add_subcommand("features", "Describe every catalogue voice not yet described, for voice search");
+  c.voice_features->add_option("--service", c.features_service, "Only the voices of this service");
   add_user_commands(*c.admin, c);
   add_key_commands(*c.admin, c);
   auto* subscription = c.admin->add_subcommand("subscription", "Subscriptions");
@@ -104,7 +113,8 @@ int run(CLI::App& cli, Command& c, Config& config) {
   }
   log::init("warn");
   if (cli.got_subcommand("migrate")) return app::migrate(config);
-  if (c.admin->got_subcommand("seed-demo")) return app::admin_seed_demo(config);
+  if (c.admin->got_subcommand("seed-demo")) return app::admin_seed_demo(config, !c.skip_voice_features);
+  if (c.voice_features->parsed()) return app::admin_voice_features(config, c.features_service);
   if (c.user_create->parsed()) return app::admin_user_create(config, c.email, c.name, c.locale, c.balance);
   if (c.user_balance->parsed()) return app::admin_user_balance(config, c.user_id, c.add);
   if (c.user_block->parsed()) return app::admin_user_block(config, c.user_id, true);

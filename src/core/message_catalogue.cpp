@@ -162,6 +162,8 @@ constexpr std::array kCatalogue = std::to_array<Entry>({
      "В поле :attribute нечего озвучивать после удаления текста в квадратных скобках."},
     {"validation.numeric", "The :attribute field must be a number.", "Поле :attribute должно быть числом."},
     {"validation.object", "The :attribute field must be an object.", "Поле :attribute должно быть объектом."},
+    {"validation.one_file", "The :attribute field must hold one file.",
+     "Поле :attribute должно содержать один файл."},
     {"validation.preview_id", "The :attribute field must be a preview id (64 lowercase hex characters).",
      "Поле :attribute должно быть идентификатором предпросмотра (64 строчных шестнадцатеричных символа)."},
     {"validation.required", "The :attribute field is required.", "Поле :attribute обязательно."},

@@ -9,6 +9,7 @@
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/templates/templates.hpp"
 #include "order_action_store.hpp"
+#include "voice_search_order.hpp"
 #include "order_create_service.hpp"
 
 namespace mediagen::orders {
@@ -86,6 +87,13 @@ Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string
     // The voice and settings the snapshot resolves to today.
     use_speech_setup(order, *setup);
     order.plan = plan_chunks(order.input_text, order.chunker);
+  } else if (order.task_type == "voice_search") {
+    // The original's file searched again, while retention keeps it (after that the chunk fails
+    // and the money goes back).
+    const auto asked = read_voice_search_request(source->engine_request);
+    if (!asked || !use_voice_search_service(db, asked->top, asked->upload, order)) {
+      return ApiError::retry_config_outdated_on_order();
+    }
   } else {
     // The same request again (a seed it named stays, so the same audio comes back; otherwise a
     // new one). The stored task_data passed these checks when the order was made.

@@ -28,7 +28,7 @@ const db::Statement kCancel{
 const db::Statement kRetrySource{
     "orders_retry_source",
     "SELECT user_id, status, task_type, service_key, template_id, config_snapshot::text, config_override::text,"
-    " generation_mode, task_data::text, input_text"
+    " generation_mode, task_data::text, input_text, engine_request::text"
     " FROM orders WHERE id = $1"};
 
 // The status column's CHECK allows only the state machine's names.
@@ -71,6 +71,7 @@ std::optional<RetrySource> read_retry_source(db::Db& db, const std::string& orde
   s.generation_mode = r[7].as<std::string>();
   s.task_data = r[8].as<std::string>();
   if (!r[9].is_null()) s.input_text = r[9].as<std::string>();
+  s.engine_request = r[10].as<std::string>();
   return s;
 }
 

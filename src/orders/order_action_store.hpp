@@ -43,6 +43,7 @@ struct RetrySource {
   std::string generation_mode;
   std::string task_data;
   std::optional<std::string> input_text;  // nullopt once retention removed it
+  std::string engine_request;             // what the workers were told (voice_search: its upload)
 };
 std::optional<RetrySource> read_retry_source(db::Db& db, const std::string& order_id);
 

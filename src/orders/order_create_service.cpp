@@ -23,6 +23,8 @@
 #include "order_pricing.hpp"
 #include "order_request.hpp"
 #include "order_write_store.hpp"
+#include "mediagen/storage/object_store.hpp"
+#include "voice_search_order.hpp"
 #include "mediagen/orders/text_rules.hpp"
 #include "mediagen/templates/templates.hpp"
 
@@ -118,7 +120,7 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
     for (const auto& c : order.plan.chunks) chunk_tokens.push_back(static_cast<std::int64_t>(c.billable_length));
     const OrderPrice price = price_order(chunk_tokens, quota, order.price_per_1k_minor);
 
-    const std::string order_id = random_uuid();
+    const std::string order_id = order.order_id.value_or(random_uuid());
     const OrderAccounts accounts{user, order_id, ctx.money, ctx.tokens};
     try {
       lock_order(db, tx, accounts, {.quota_tokens = price.from_quota, .minor = price.minor});
@@ -155,8 +157,32 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
   return reply;
 }
 
+namespace {
+
+// A voice search's file is kept under the order before the order is inserted (a worker may
+// claim the chunk the moment it commits); whatever does not become that order is removed again.
+Result<OperationReply> insert_with_upload(db::Db& db, const Caller& caller, const NewOrder& order,
+                                          std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,
+                                          std::optional<std::string_view> upload, storage::ObjectStore* store) {
+  if (shape || !upload) return insert_order(db, caller, order, std::move(shape), idempotency, "orders.create");
+  if (!store) return ApiError::internal_error("no object store for uploads");
+  const std::string key = voice_search_upload_key(*order.order_id);
+  if (auto put = store->put(key, *upload); !put) return ApiError::unavailable(put.error().detail);
+  std::optional<Result<OperationReply>> reply;
+  try {
+    reply.emplace(insert_order(db, caller, order, std::nullopt, idempotency, "orders.create"));
+  } catch (...) {
+    (void)store->remove_prefix(order_storage_prefix(*order.order_id));
+    throw;
+  }
+  if (!*reply || (*reply)->replayed) (void)store->remove_prefix(order_storage_prefix(*order.order_id));
+  return std::move(*reply);
+}
+
+}  // namespace
+
 Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nlohmann::json& body,
-                                    const std::optional<IdempotencyKey>& idempotency) {
+                                    const std::optional<IdempotencyKey>& idempotency, const OrderUploads& uploads) {
   const UserId user = caller.principal.user_id;
   if (idempotency) {
     if (auto replay = stored_reply(db, user, "orders.create", *idempotency)) return std::move(*replay);
@@ -166,6 +192,7 @@ Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nloh
   CreateRequest& req = *read;
 
   NewOrder order;
+  std::optional<std::string_view> upload;  // voice_search: the accepted file
   order.task_type = req.task_type;
   order.config_override = to_json_text(req.config_override);
   order.mode = req.mode;
@@ -185,6 +212,16 @@ Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nloh
     else use_speech_setup(order, *setup);
   } else if (is_single_shot(req.task_type)) {
     if (!use_prompt_service(db, req.generative, req.text_ok, order)) req.refusal = ApiError::refused(Reason::service_not_found);
+  } else if (req.task_type == "voice_search" && !req.refusal) {
+    auto judged = judge_voice_search_upload(uploads.files, req.errors);
+    upload = judged.bytes;
+    if (judged.refusal) req.refusal = std::move(judged.refusal);
+    order.order_id = random_uuid();
+    if (!use_voice_search_service(db, req.top, voice_search_upload_key(*order.order_id), order)) {
+      req.refusal = ApiError::refused(Reason::service_not_found);
+    }
+    // Nothing is charged for a search that is refused for its shape.
+    if (!req.acceptable()) order.plan = ChunkPlan{};
   }
 
   // The estimate: what the text will bill, even when another field is wrong (billing is checked
@@ -199,7 +236,7 @@ Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nloh
     else if (auto e = req.errors.take()) shape = std::move(*e);
     else shape = std::move(outdated);
   }
-  return insert_order(db, caller, order, std::move(shape), idempotency, "orders.create");
+  return insert_with_upload(db, caller, order, std::move(shape), idempotency, upload, uploads.store);
 }
 
 }  // namespace mediagen::orders

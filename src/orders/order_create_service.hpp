@@ -12,6 +12,7 @@
 namespace mediagen::orders {
 
 struct NewOrder {
+  std::optional<std::string> order_id;  // chosen before the transaction (its upload is stored first); else at insert
   std::string task_type = "tts";
   std::string service_key;
   std::string model_id;

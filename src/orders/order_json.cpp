@@ -2,6 +2,10 @@
 
 #include "mediagen/orders/order_reads.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include "mediagen/core/json_text.hpp"
+
 namespace mediagen::orders {
 namespace {
 
@@ -46,13 +50,20 @@ void write_order(JsonWriter& out, const Order& order, const TimeZone& tz, WithIt
 }
 
 void write_order_result(JsonWriter& out, const Order& order) {
-  if (order.result_files.empty() && order.result_service_files.empty()) {
+  if (order.result_files.empty() && order.result_service_files.empty() && !order.result_data_json) {
     out.null();
   } else {
     out.begin_object();
     out.field("files", order.result_files);
     out.field("service_files", order.result_service_files);
     out.field("duration_ms", order.result_duration_ms);
+    if (order.result_data_json) {
+      // Stored as a jsonb object (a CHECK guarantees it); its members follow the files.
+      const auto data = nlohmann::json::parse(*order.result_data_json, nullptr, false);
+      if (data.is_object()) {
+        for (const auto& [key, value] : data.items()) out.key(key).raw(to_json_text(value));
+      }
+    }
     out.end_object();
   }
 }

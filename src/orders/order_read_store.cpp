@@ -20,13 +20,13 @@ namespace {
 const db::Statement kOrder{"orders_read_one", "SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid"};
 
 // GET /orders/{order}: the order and its items in one statement and one snapshot (the order's
-// 20 columns, then the item's 20; no item: one row with NULL item columns). Ordered by item
+// 21 columns, then the item's 20; no item: one row with NULL item columns). Ordered by item
 // chunk_index, created_at, attempt_number and id (their positions in the select list).
 const db::Statement kOwnOrderWithItems{
     "orders_read_own_with_items",
     "SELECT o.*, i.* FROM (SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid AND user_id = $2) o"
     " LEFT JOIN LATERAL (SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE order_id = $1::uuid) i ON true"
-    " ORDER BY 24, 39, 27, 21"};
+    " ORDER BY 25, 40, 28, 22"};
 
 // The order_items_order index serves this scan and its order.
 const db::Statement kItems{"orders_read_items",
@@ -109,6 +109,7 @@ Order order_from_row(const pqxx::row& r) {
   o.created_at = from_micros(r[17]);
   o.updated_at = from_micros(r[18]);
   if (!r[19].is_null()) o.failure_reason = known(order_failure_from_string(r[19].c_str()), "order failure reason");
+  o.result_data_json = optional_of<std::string>(r[20]);
   return o;
 }
 

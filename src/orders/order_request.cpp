@@ -38,10 +38,8 @@ void read_task_data(CreateRequest& r) {
     read_text(r, present_field(r.task_data, "prompt"), "task_data.prompt", kPromptCapacity);
     r.generative = read_generative_params(r.task_type, r.task_data, r.errors);
   } else if (r.task_type == "voice_search") {
-    read_task_integer(r.task_data, "top", 1, 50, r.errors);
-    // The audio comes as multipart input_files[]; a JSON body never carries it (spec 4.1.1:
-    // refused before any charge).
-    r.refusal = ApiError::refused(Reason::source_file_required);
+    // The audio comes as multipart input_files[] and is judged by the caller (voice_search_order.hpp).
+    r.top = read_task_integer(r.task_data, "top", 1, 50, r.errors).value_or(10);
   }
 }
 

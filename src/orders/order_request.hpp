@@ -28,8 +28,9 @@ struct CreateRequest {
   nlohmann::json task_data = nlohmann::json::object();
   GenerationMode mode = GenerationMode::ordinary;
   GenerativeParams generative;             // sfx, music: task_data's duration, variants, seed
+  std::int64_t top = 10;                   // voice_search: task_data.top
   FieldErrors errors;
-  std::optional<ApiError> refusal;  // a domain 422 (service_not_found, source_file_required)
+  std::optional<ApiError> refusal;  // a domain 422 (service_not_found; voice_search's file refusals)
 
   bool acceptable() const noexcept { return errors.empty() && !refusal; }
 };

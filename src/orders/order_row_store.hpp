@@ -16,7 +16,7 @@ namespace mediagen::orders {
   " generation_mode, price_units, tokens_from_quota, tokens_from_payg, result_files::text,"           \
   " result_service_files::text, result_duration_ms, retry_of::text,"                                 \
   " (stitch_token IS NOT NULL OR stitch_until IS NOT NULL), files_removed_at IS NOT NULL, "           \
-  MG_MICROS("created_at") ", " MG_MICROS("updated_at") ", failure_reason"
+  MG_MICROS("created_at") ", " MG_MICROS("updated_at") ", failure_reason, result_data::text"
 
 #define MG_ITEM_COLUMNS                                                                                  \
   "id::text, order_id::text, item_type, chunk_index, paragraph_index, parent_item_id::text,"            \
@@ -25,7 +25,7 @@ namespace mediagen::orders {
   MG_MICROS("created_at") ", " MG_MICROS("updated_at")
 
 // kOwnOrderWithItems (order_read_store.cpp) orders by positions that count these.
-inline constexpr pqxx::row::size_type kOrderColumns = 20;
+inline constexpr pqxx::row::size_type kOrderColumns = 21;
 inline constexpr pqxx::row::size_type kItemColumns = 20;
 
 // `r` holds exactly the columns above, in their order.

@@ -9,6 +9,7 @@
 #include "mediagen/http/router.hpp"
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/orders/routes.hpp"
+#include "order_form.hpp"
 
 namespace mediagen::orders {
 namespace {
@@ -18,6 +19,17 @@ namespace asio = boost::asio;
 // input_text may hold 1,000,000 code points of up to 4 bytes each.
 constexpr std::size_t kCreateBodyLimit = 4 * 1'000'000 + 64 * 1024;
 constexpr std::size_t kActionBodyLimit = 4 * 50'000 + 16 * 1024;
+
+// POST /orders as multipart/form-data: one audio file of up to the intake's 50 MB (voice
+// search), and fields as large as a JSON body's input_text.
+http::MultipartLimits order_form_limits() {
+  http::MultipartLimits limits;
+  limits.max_file_bytes = 50 * 1024 * 1024;
+  limits.max_field_bytes = kCreateBodyLimit;
+  limits.max_total_bytes = limits.max_file_bytes + kCreateBodyLimit + 64 * 1024;
+  limits.max_parts = 16;
+  return limits;
+}
 
 struct Shared {
   db::BlockingPool& pool;
@@ -32,8 +44,15 @@ Result<std::optional<IdempotencyKey>> idempotency_of(const http::RequestContext&
   if (!key) {
     return ApiError::validation("Idempotency-Key", Message{"validation.idempotency_key", {{"attribute", "Idempotency-Key"}}});
   }
-  const std::string what = std::string(http::to_string(ctx.request.method())) + " " + ctx.path + "\n" +
-                           std::string(ctx.request.body());
+  std::string what = std::string(http::to_string(ctx.request.method())) + " " + ctx.path + "\n";
+  if (ctx.form) {
+    // A streamed form is not kept as one body: each part's name and the hash of its bytes.
+    for (const auto& part : ctx.form->parts) {
+      what += part.name + "\n" + crypto::to_hex(crypto::sha256(part.data)) + "\n";
+    }
+  } else {
+    what += ctx.request.body();
+  }
   const auto digest = crypto::sha256(what);
   return std::optional<IdempotencyKey>{IdempotencyKey{*key, crypto::to_hex(digest)}};
 }
@@ -76,12 +95,31 @@ asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, O
   co_return reply;
 }
 
+// POST /orders: a JSON body, or a form whose fields read as the JSON body would be and whose
+// files go along (voice_search).
+asio::awaitable<Result<http::Reply>> create_handler(Shared& s, http::RequestContext& ctx) {
+  auto key = idempotency_of(ctx);
+  if (!key) co_return key.error();
+  std::optional<OrderForm> form;
+  if (ctx.form) {
+    auto read = read_order_form(*ctx.form);
+    if (!read) co_return read.error();
+    form = std::move(*read);
+  }
+  auto op = [&ctx, &s, &form, key = *key](db::Db& db, const Caller& caller) {
+    if (!form) return create_order(db, caller, body_of(ctx), key, OrderUploads{.store = s.options.uploads});
+    return create_order(db, caller, form->body, key, OrderUploads{form->files, s.options.uploads});
+  };
+  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  co_return reply;
+}
+
 }  // namespace
 
 void register_order_write_routes(http::Router& router, db::BlockingPool& pool, OrderWriteOptions options) {
   auto shared = std::make_shared<Shared>(Shared{pool, std::move(options)});
-  auto add = [&](std::string pattern, std::size_t limit, auto handler) {
-    router.add_api({
+  auto add = [&](std::string pattern, std::size_t limit, auto handler, bool multipart = false) {
+    http::Route route{
         .method = http::Method::post,
         .pattern = std::move(pattern),
         .access = http::Access::scope,
@@ -89,18 +127,16 @@ void register_order_write_routes(http::Router& router, db::BlockingPool& pool, O
         .body_limit = limit,
         .json_body = true,
         .handler = [shared, handler](http::RequestContext& ctx) { return handler(*shared, ctx); },
-    });
+    };
+    if (multipart) {
+      route.multipart_body = true;
+      route.multipart = order_form_limits();
+      route.body_limit = route.multipart.max_total_bytes;
+    }
+    router.add_api(std::move(route));
   };
 
-  add("/orders", kCreateBodyLimit, [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-    auto key = idempotency_of(ctx);
-    if (!key) co_return key.error();
-    auto op = [&ctx, key = *key](db::Db& db, const Caller& caller) {
-      return create_order(db, caller, body_of(ctx), key);
-    };
-    Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
-    co_return reply;
-  });
+  add("/orders", kCreateBodyLimit, create_handler, true);
 
   add("/orders/{order}/cancel", kActionBodyLimit,
       [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {

@@ -58,7 +58,7 @@ const db::Statement kOrderStartStitch{
 const db::Statement kFinishStitch{
     "work_finish_stitch",
     "UPDATE orders o SET status = CASE WHEN prev.status = 'result_delivered' THEN 'result_delivered' ELSE 'completed' END,"
-    "  result_files = $3::jsonb, result_service_files = $4::jsonb, result_duration_ms = $5,"
+    "  result_files = $3::jsonb, result_service_files = $4::jsonb, result_duration_ms = $5, result_data = $6::jsonb,"
     "  stitch_token = NULL, stitch_until = NULL, stitch_attempts = 0, stitched_at = now(), failure_reason = NULL,"
     "  terminal_at = COALESCE(o.terminal_at, now()), updated_at = now()"
     " FROM (SELECT id, status FROM orders WHERE id = $1::uuid FOR UPDATE) prev"
@@ -174,7 +174,7 @@ bool WorkQueue::finish_stitch(const StitchJob& job, const StitchedResult& result
   return db::transact(db_, [&](db::Tx& tx) {
     db_.exec(tx, detail::kLockLockedItems, job.order_id);
     auto rows = db_.exec(tx, kFinishStitch, job.order_id, job.token, json_array(result.files),
-                         json_array(result.service_files), result.duration_ms);
+                         json_array(result.service_files), result.duration_ms, result.data_json);
     if (rows.empty()) return false;
     const OrderAccounts accounts{.user = UserId{rows[0][0].as<std::int64_t>()},
                                  .order_id = job.order_id,

@@ -154,7 +154,10 @@ const std::vector<SeedService>& demo_services() {
        {{"sfx-procedural", "Procedural", 1, 22, 2000, {}}}},
       {"music", ServiceKind::music, "Music", CapacityUnit::seconds,
        {{"music-composer", "Composer", 1, 300, 1000, {}}}},
-      {"voice_search", ServiceKind::voice_search, "Voice search", CapacityUnit::chars, {}},
+      // One flat price per search whatever the sample's length: one token per order, so the
+      // price per 1,000 tokens is a thousand searches (50 minor units each).
+      {"voice_search", ServiceKind::voice_search, "Voice search", CapacityUnit::searches,
+       {{"voice-search", "Voice search", 1, 1, 50000, {}}}},
   };
   return services;
 }

@@ -6,13 +6,13 @@ namespace mediagen::templates {
 namespace {
 
 // The embedded engine of each kind: espeak-ng speaks, the procedural and FluidSynth engines make
-// sound effects and music; voice search has none yet.
+// sound effects and music; voice search ranks the catalogue in the workers.
 std::string_view seed_engine(ServiceKind kind) {
   switch (kind) {
     case ServiceKind::tts: return "espeak";
     case ServiceKind::sfx: return "sfx";
     case ServiceKind::music: return "music";
-    case ServiceKind::voice_search: return "none";
+    case ServiceKind::voice_search: return "voice_search";
   }
   return "none";
 }

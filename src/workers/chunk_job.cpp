@@ -7,6 +7,7 @@
 #include "mediagen/storage/object_store.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "timings.hpp"
+#include "voice_search_job.hpp"
 
 namespace mediagen::workers::detail {
 namespace {
@@ -57,6 +58,7 @@ ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& con
 
   auto request = parse_engine_request(chunk.engine_request_json);
   if (!request) return technical("engine_error", "malformed engine_request");
+  if (chunk.task_type == "voice_search") return run_voice_search(chunk, *request, context);
   auto audio = generate(chunk, *request, context);
   if (!audio) return audio.error();
 

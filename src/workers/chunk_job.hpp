@@ -3,6 +3,7 @@
 // fades, MP3), storage. Returns what to settle the chunk with; never touches the database.
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <variant>
 
@@ -19,6 +20,10 @@ class SpeechSource;
 
 namespace mediagen::engines {
 class PromptEngine;
+}
+
+namespace mediagen::voices {
+class VoiceIndex;
 }
 
 namespace mediagen::workers::detail {
@@ -44,6 +49,8 @@ struct ChunkContext {
   // Sleeps the drill's engine delay, if any; false when the pool is stopping (the engine is
   // then not started: the drain has given the chunk back already).
   std::function<bool()> before_engine;
+  // Voice search: the catalogue's descriptions as the database has them now; may be empty.
+  std::function<std::shared_ptr<const voices::VoiceIndex>()> voice_index;
 };
 
 ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& context);

@@ -47,7 +47,11 @@ std::optional<EngineRequest> parse_engine_request(std::string_view json) {
       !read_string(doc, "language", r.speech.language_code)) {
     return std::nullopt;
   }
-  if (!read_prompt_fields(doc, r.prompt)) return std::nullopt;
+  if (!read_prompt_fields(doc, r.prompt) || !read_string(doc, "upload", r.upload)) return std::nullopt;
+  if (auto it = doc.find("top"); it != doc.end() && !it->is_null()) {
+    if (!it->is_number_integer()) return std::nullopt;
+    r.top = it->get<std::int64_t>();
+  }
   if (auto profile = doc.find("profile"); profile != doc.end() && !profile->is_null()) {
     r.speech.profile = engines::voice_profile_from_json(*profile);
     if (!r.speech.profile) return std::nullopt;

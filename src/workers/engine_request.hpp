@@ -4,6 +4,7 @@
 //          "settings": {"stability", "similarity_boost", "speed", "use_speaker_boost"},
 //          "profile": a voice clone's engines::VoiceProfile (optional)};
 // sfx, music: {"engine": "sfx" | "music", "task_type", "duration_ms", "seed"};
+// voice_search: {"engine": "voice_search", "upload": <storage key>, "top"};
 // "none" (or any other name): a service without an engine.
 #include <optional>
 #include <string>
@@ -18,6 +19,8 @@ struct EngineRequest {
   std::string engine;
   engines::SpeechRequest speech;  // text left empty
   engines::PromptRequest prompt;  // prompt left empty; seed is the order's (variant 0)
+  std::string upload;             // voice_search: the stored sample
+  std::int64_t top = 10;          // voice_search: how many voices
 };
 
 // nullopt when the JSON is not an object with a string "engine" or a field has the wrong type.

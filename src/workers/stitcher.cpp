@@ -135,6 +135,24 @@ StitchOutcome list_files(orders::WorkQueue& queue, const orders::StitchJob& job,
   return StitchOutcome::completed;
 }
 
+// Voice search: the one chunk's result (a small JSON object its worker stored) becomes the
+// order's result data; the order has no files.
+StitchOutcome keep_data(orders::WorkQueue& queue, const orders::StitchJob& job, const orders::StitchInputs& in,
+                        std::vector<orders::OrderChange>* changes, storage::ObjectStore& store) {
+  constexpr std::uint64_t kMaxResultBytes = 1024 * 1024;
+  const auto& part = in.parts.front();
+  auto bytes = store.read(part.result_path, 0, kMaxResultBytes);
+  if (!bytes) return failed(queue, job, {"chunk_result_unreadable", bytes.error().detail}, changes);
+  orders::StitchedResult result;
+  result.data_json = std::move(*bytes);
+  result.duration_ms = part.duration_ms.value_or(0);
+  if (!queue.finish_stitch(job, result, changes)) {
+    log::info("stitch superseded", {{"order_id", job.order_id}});
+    return StitchOutcome::lost;
+  }
+  return StitchOutcome::completed;
+}
+
 }  // namespace
 
 StitchOutcome Stitcher::stitch(orders::WorkQueue& queue, const orders::StitchJob& job, std::vector<orders::OrderChange>* changes) {
@@ -145,6 +163,7 @@ StitchOutcome Stitcher::stitch(orders::WorkQueue& queue, const orders::StitchJob
                   changes);
   }
   if (orders::is_single_shot(in.task_type)) return list_files(queue, job, in, changes, store_);
+  if (in.task_type == "voice_search") return keep_data(queue, job, in, changes, store_);
   orders::StitchedResult result;
   result.files = {orders::result_audio_key(job.order_id)};
   result.service_files = {orders::result_subtitles_key(job.order_id, "srt"),

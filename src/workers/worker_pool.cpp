@@ -16,6 +16,7 @@
 #include "mediagen/workers/janitor.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "mediagen/workers/stitcher.hpp"
+#include "mediagen/voices/voice_search.hpp"
 
 namespace mediagen::workers {
 
@@ -37,6 +38,7 @@ struct PoolState {
   bool started = false;
   bool stopping = false;
   std::set<std::string> in_flight;  // lease tokens held by this pool's workers
+  voices::VoiceIndexCache voice_index;  // the catalogue's descriptions, shared by the workers
   std::atomic<std::uint64_t> settled{0};
   std::vector<std::thread> threads;
 
@@ -171,10 +173,14 @@ void run_stitch(State& s, Stitcher& stitcher, orders::WorkQueue& queue, const or
   }
 }
 
-void process(State& s, orders::WorkQueue& queue, Stitcher& stitcher, const orders::ClaimedChunk& c) {
+void process(State& s, db::Db& db, orders::WorkQueue& queue, Stitcher& stitcher, const orders::ClaimedChunk& c) {
+  // Read before the heartbeat starts: from then on it shares this worker's connection.
+  std::shared_ptr<const voices::VoiceIndex> index;
+  if (c.task_type == "voice_search") index = s.voice_index.current(db);
   const detail::ChunkContext context{s.speech, s.store, s.options.content, s.options.speech_engine,
                                      s.options.prompt_engines,
-                                     [&s] { return s.sleep_for(s.options.engine_delay); }};
+                                     [&s] { return s.sleep_for(s.options.engine_delay); },
+                                     [index] { return index; }};
   std::atomic<std::int64_t> lease_end_ms{
       std::chrono::duration_cast<milliseconds>((steady_clock::now() + s.options.lease).time_since_epoch()).count()};
   detail::ChunkResult result;
@@ -249,7 +255,7 @@ void worker_loop(State& s) {
     }
     try {
       s.publish(chunk->changes);
-      process(s, queue, stitcher, *chunk);
+      process(s, db, queue, stitcher, *chunk);
     } catch (...) {
       // A failure outside the engine (publishing, logging): the chunk's lease runs out and it is
       // requeued; this worker goes on with the next one.

@@ -299,7 +299,7 @@ declare -A R  # results for the summary
 # ---------------------------------------------------------------- G5 + G3 ----
 if has_part g5 || has_part g3; then
   new_database mg_orders
-  mg mg_orders admin seed-demo >/dev/null || die "seed-demo failed"
+  mg mg_orders admin seed-demo --skip-voice-features >/dev/null || die "seed-demo failed"
   users=(); keys=()
   for _ in 1 2 3 4 5 6 7 8; do
     read -r id key < <(new_user mg_orders)
@@ -547,7 +547,7 @@ fi
 # ---------------------------------------------------------------------- G7 ----
 if has_part g7; then
   new_database mg_speech
-  mg mg_speech admin seed-demo >/dev/null || die "seed-demo failed"
+  mg mg_speech admin seed-demo --skip-voice-features >/dev/null || die "seed-demo failed"
   read -r _ speech_key < <(new_user mg_speech)
   make_text 5000 ordinary >"$work/speech.txt"
   speech_chars="$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").read()))' "$work/speech.txt")"

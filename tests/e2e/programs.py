@@ -17,7 +17,8 @@ PROGRAMS = {
     "redis-server": "a private Redis that a test can kill",
     "node": "runs the pusher-js and Laravel Echo clients",
     "bash": "runs the clients' install script",
-    "ffmpeg": "converts speech into the audio formats uploads are tested with",
+    "espeak-ng": "speaks the voice search samples",
+    "ffmpeg": "converts speech into the audio formats uploads are tested with (WAV, MP3, Ogg Opus, FLAC, M4A)",
 }
 
 

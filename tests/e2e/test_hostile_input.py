@@ -368,9 +368,10 @@ def upload_cases(ctx):
     for label, parts in (("png_named_wav", [task, (b"input_files[]", b"voice.wav", b"audio/wav", png)]),
                          ("empty_file", [task, (b"input_files[]", b"voice.wav", b"audio/wav", b"")]),
                          ("truncated_wav", [task, (b"input_files[]", b"voice.wav", b"audio/wav", wav_head)]),
-                         ("nul_filename", [task, (b"input_files[]", b"v\x00.wav", b"audio/wav", wav_head)]),
-                         ("no_parts", [])):
+                         ("nul_filename", [task, (b"input_files[]", b"v\x00.wav", b"audio/wav", wav_head)])):
         out.append(case(ctx, "order", f"upload:{label}", multipart(parts), refused, ct=ct))
+    # A form without parts names no task_type: the JSON body's rule, 422 on both fields.
+    out.append(case(ctx, "order", "upload:no_parts", multipart([]), ANY(E(415), V("template_id", "task_type")), ct=ct))
     out.append(Case("order:upload:declared_1gb", "POST", API + "/orders", E(413, may_close=True), raw=(
         b"POST " + API.encode() + b"/orders HTTP/1.1\r\nHost: x\r\nX-API-KEY: " + ctx.keys["main"].encode() +
         b"\r\nContent-Type: " + ct.encode() + b"\r\nContent-Length: 1073741824\r\nConnection: close\r\n\r\n")))

@@ -20,7 +20,7 @@ class PreviewTests(E2ETestCase):
     @classmethod
     def prepare(cls):
         h = cls.h
-        h.cli("admin", "seed-demo")
+        h.cli("admin", "seed-demo", "--skip-voice-features")
         cls.owner = h.create_user(email="preview-owner@example.com")
         cls.key = h.create_key(cls.owner["id"], preset="full")["key"]
         cls.other = h.create_user(email="preview-other@example.com")
@@ -193,7 +193,7 @@ class PreviewThrottleTests(E2ETestCase):
 
     @classmethod
     def prepare(cls):
-        cls.h.cli("admin", "seed-demo")
+        cls.h.cli("admin", "seed-demo", "--skip-voice-features")
         user = cls.h.create_user(email="throttled@example.com")
         cls.key = cls.h.create_key(user["id"], preset="full")["key"]
         cls.template = PreviewTests.make_template.__func__(cls, cls.key, "provider_a", "a-v3")

@@ -43,7 +43,7 @@ class PreviewBoundTests(E2ETestCase):
     @classmethod
     def prepare(cls):
         h = cls.h
-        h.cli("admin", "seed-demo")
+        h.cli("admin", "seed-demo", "--skip-voice-features")
         cls.owner = h.create_user(email="preview-bounds@example.com")
         cls.key = h.create_key(cls.owner["id"], preset="full")["key"]
         listing = cls.server.api("GET", "/voices/provider_a/library?page_size=1", cls.key).body["data"]

@@ -17,7 +17,7 @@ class TemplateCase(E2ETestCase):
     @classmethod
     def prepare(cls):
         h = cls.h
-        cls.seed = h.cli("admin", "seed-demo")
+        cls.seed = h.cli("admin", "seed-demo", "--skip-voice-features")
         cls.user = h.create_user()
         cls.key = h.create_key(cls.user["id"], preset="full")["key"]
         cls.second_key = h.create_key(cls.user["id"], scopes="templates.read,templates.write")["key"]

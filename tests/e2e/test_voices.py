@@ -25,7 +25,7 @@ class VoiceCase(E2ETestCase):
 
     @classmethod
     def prepare(cls):
-        cls.seed = cls.h.cli("admin", "seed-demo")
+        cls.seed = cls.h.cli("admin", "seed-demo", "--skip-voice-features")
         cls.user = cls.h.create_user()
         cls.key = cls.h.create_key(cls.user["id"], scopes="voices.read")["key"]
 

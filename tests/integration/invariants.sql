@@ -116,9 +116,10 @@ WHERE o.status IN ('completed', 'result_delivered', 'failed', 'compensated', 'ca
   AND i.status IN ('pending', 'processing');
 
 -- I16 completed orders: the last attempt of every position completed and a result file listed
+-- (a voice search's result is data: its voices instead)
 SELECT o.id, o.status FROM orders o
 WHERE o.status IN ('completed', 'result_delivered')
-  AND (jsonb_array_length(o.result_files) = 0
+  AND (CASE WHEN o.task_type = 'voice_search' THEN o.result_data IS NULL ELSE jsonb_array_length(o.result_files) = 0 END
        OR EXISTS (SELECT 1 FROM (SELECT DISTINCT ON (chunk_index) status FROM order_items
                                  WHERE order_id = o.id AND item_type IN ('chunk', 'retry')
                                  ORDER BY chunk_index, attempt_number DESC, created_at DESC) last

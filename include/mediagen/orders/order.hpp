@@ -79,6 +79,9 @@ struct Order {
   std::vector<std::string> result_files;
   std::vector<std::string> result_service_files;
   std::optional<std::int64_t> result_duration_ms;
+  // A result that is data rather than files (voice_search: {"voices", "truncated",
+  // "analysed_seconds"}), a JSON object whose members join result's.
+  std::optional<std::string> result_data_json;
   std::optional<std::string> retry_of;
   std::optional<OrderFailure> failure_reason;  // why it failed, beyond "no position completed"
   bool stitching = false;

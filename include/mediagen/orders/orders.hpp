@@ -23,6 +23,9 @@
 namespace mediagen::cache {
 class Redis;
 }
+namespace mediagen::storage {
+class ObjectStore;
+}
 
 namespace mediagen::orders {
 
@@ -63,8 +66,16 @@ struct IdempotencyKey {
 // 1..255 visible ASCII characters; otherwise nullopt (the route answers 422).
 std::optional<std::string> valid_idempotency_key(std::string_view header) noexcept;
 
+// The files of a multipart POST /orders (input_files[]), and the store that keeps an accepted
+// voice_search upload under its order.
+struct OrderUploads {
+  std::vector<std::string_view> files;  // each file's bytes, in body order
+  storage::ObjectStore* store = nullptr;
+};
+
 Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nlohmann::json& body,
-                                    const std::optional<IdempotencyKey>& idempotency);
+                                    const std::optional<IdempotencyKey>& idempotency,
+                                    const OrderUploads& uploads = {});
 Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::string_view order_id);
 Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string_view order_id,
                                    const nlohmann::json& body, const std::optional<IdempotencyKey>& idempotency);

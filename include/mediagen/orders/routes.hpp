@@ -16,6 +16,9 @@ class BlockingPool;
 namespace mediagen::cache {
 class Redis;
 }
+namespace mediagen::storage {
+class ObjectStore;
+}
 
 namespace mediagen::orders {
 
@@ -48,6 +51,9 @@ struct OrderWriteOptions {
   // (a new order; the original is unchanged, spec 3.1) change no status anyone can watch yet.
   // Must not block; may be empty.
   std::function<void(std::vector<OrderChange> changes)> on_changed;
+  // Where a voice_search order's upload is kept (under the order, removed with its files at
+  // retention); not owned. Without it a voice search is refused as unavailable.
+  storage::ObjectStore* uploads = nullptr;
 };
 
 // POST /orders, POST /orders/{order}/cancel, POST /orders/{order}/retry, and the item actions

@@ -100,7 +100,8 @@ struct StitchPart {
 };
 
 struct StitchInputs {
-  std::string task_type;           // of the order: tts is joined into one track; sfx and music list their files
+  std::string task_type;           // of the order: tts is joined into one track; sfx and music list their
+                                   // files; voice_search's one part is its result data
   int positions = 0;               // chunk positions of the order (its original chunks)
   std::vector<StitchPart> parts;   // ordered by chunk_index; one per position that has audio
 };
@@ -109,6 +110,7 @@ struct StitchedResult {
   std::vector<std::string> files;          // tts ["orders/<id>/result.mp3"]; sfx, music: one per chunk
   std::vector<std::string> service_files;  // subtitles
   std::int64_t duration_ms = 0;
+  std::optional<std::string> data_json;    // voice_search: the ranked voices (orders.result_data)
 };
 
 struct QueueOptions {

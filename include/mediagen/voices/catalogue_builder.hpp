@@ -53,6 +53,10 @@ struct VoiceSeed {
 
 std::vector<VoiceSeed> build_catalogue(std::vector<SourceVoice> voices, std::vector<SourceVariant> variants);
 
+// build_catalogue of the espeak-ng voices and variants installed here; throws std::runtime_error
+// when espeak-ng cannot list them.
+std::vector<VoiceSeed> installed_catalogue();
+
 struct TagSeed {
   std::string_view code;
   std::string_view name_en;

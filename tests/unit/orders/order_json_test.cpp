@@ -261,5 +261,29 @@ TEST(OrderJson, WritesTheTextFieldsOfAnItem) {
   EXPECT_EQ(j["raw_length"], 21);
 }
 
+// A voice search's result is data, not files: the Order keeps its shape (files and
+// service_files are there, empty) and the ranked voices join them.
+TEST(OrderJson, AVoiceSearchResultListsVoicesBesideNoFiles) {
+  Order o = sample_order();
+  o.task_type = "voice_search";
+  o.status = OrderStatus::completed;
+  o.template_id.reset();
+  o.result_duration_ms = 4200;
+  o.result_data_json =
+      R"({"voices": [{"voice_id": "en-us-ava", "service": "provider_b", "name": "Ava", "score": 0.91}],)"
+      R"( "truncated": false, "analysed_seconds": 4.2})";
+  const auto j = json::parse(order_json(o, TimeZone::utc()));
+  const auto& result = j["result"];
+  EXPECT_EQ(result["files"], json::array());
+  EXPECT_EQ(result["service_files"], json::array());
+  EXPECT_EQ(result["duration_ms"], 4200);
+  ASSERT_EQ(result["voices"].size(), 1u);
+  EXPECT_EQ(result["voices"][0]["voice_id"], "en-us-ava");
+  EXPECT_EQ(result["voices"][0]["service"], "provider_b");
+  EXPECT_EQ(result["truncated"], false);
+  EXPECT_DOUBLE_EQ(result["analysed_seconds"].get<double>(), 4.2);
+  EXPECT_TRUE(j["template_id"].is_null());
+}
+
 }  // namespace
 }  // namespace mediagen::orders

@@ -40,6 +40,16 @@ TEST(EngineRequest, RefusesWhatIsNotAnEngineRequest) {
   EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak","settings":{"use_speaker_boost":1}})"));
 }
 
+TEST(EngineRequest, ReadsAVoiceSearch) {
+  auto r = parse_engine_request(R"({"engine":"voice_search","upload":"orders/x/input/sample","top":7})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->engine, "voice_search");
+  EXPECT_EQ(r->upload, "orders/x/input/sample");
+  EXPECT_EQ(r->top, 7);
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"voice_search","upload":3})"));
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"voice_search","top":"7"})"));
+}
+
 // A voice clone's order carries the clone's profile, so the order speaks the same after the
 // clone is archived.
 TEST(EngineRequest, ReadsAVoiceClonesProfile) {
