@@ -131,6 +131,7 @@ void register_order_write_routes(http::Router& router, db::BlockingPool& pool, O
     if (multipart) {
       route.multipart_body = true;
       route.multipart = order_form_limits();
+      route.json_body_limit = limit;
       route.body_limit = route.multipart.max_total_bytes;
     }
     router.add_api(std::move(route));

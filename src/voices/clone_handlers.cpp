@@ -152,6 +152,7 @@ void register_clone_routes(http::Router& router, db::BlockingPool& pool, CloneRo
                     .json_body = true,
                     .multipart_body = true,
                     .multipart = limits,
+                    .json_body_limit = 64 * 1024,  // a JSON body carries no samples: only its refusal
                     .handler = [&pool, shared, service](http::RequestContext& ctx) {
                       return create_route(pool, *shared, service, ctx);
                     }});

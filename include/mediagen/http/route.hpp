@@ -66,6 +66,8 @@ struct Route {
   // should then be multipart.max_total_bytes.
   bool multipart_body = false;
   MultipartLimits multipart;
+  // The cap of a JSON body on such a route, far below an upload's (0: body_limit).
+  std::size_t json_body_limit = 0;
   // The query is a signed token the handler verifies as a whole (a download link): any change to
   // it is a bad signature (403), so the query text check does not answer for it.
   bool signed_query = false;

@@ -65,7 +65,8 @@ awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, BodyT
       co_return co_await read_form(ctx, exchange, std::move(*boundary), target, uploads);
     }
   }
-  auto status = co_await exchange.read_body(route.body_limit);
+  const std::size_t limit = route.multipart_body && route.json_body_limit ? route.json_body_limit : route.body_limit;
+  auto status = co_await exchange.read_body(limit);
   if (status == BodyStatus::too_large) co_return ApiError::payload_too_large();
   if (status == BodyStatus::failed) co_return ApiError::bad_request();
   if (!route.json_body) co_return Result<void>{};

@@ -590,6 +590,13 @@ TEST_F(ReadBody, KeepsJsonOnAnUploadRoute) {
   EXPECT_EQ(ctx.form, nullptr);
 }
 
+TEST_F(ReadBody, ReadsJsonOnAnUploadRouteWithinTheJsonCap) {
+  route.multipart_body = true;
+  route.json_body_limit = 4096;
+  ASSERT_TRUE(read(R"({"a":1})").has_value());
+  EXPECT_EQ(ex.read_limit_, 4096u);
+}
+
 TEST_F(ReadBody, RefusesAFormOnARouteWithoutUploads) {
   auto refused = read("--b--\r\n", "multipart/form-data; boundary=b");
   ASSERT_FALSE(refused.has_value());
