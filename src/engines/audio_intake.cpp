@@ -63,6 +63,13 @@ bool is_accepted_mime_type(std::string_view mime) {
   return std::find(kAcceptedMime.begin(), kAcceptedMime.end(), mime) != kAcceptedMime.end();
 }
 
+std::optional<IntakeRefusal> check_upload(std::string_view bytes) {
+  const IntakeLimits probe{.max_seconds = 1, .max_decode_time = std::chrono::milliseconds(2000)};
+  auto audio = read_audio(bytes, probe);
+  if (!audio) return audio.error();
+  return std::nullopt;
+}
+
 boost::system::result<AnalysisAudio, IntakeRefusal> read_audio(std::string_view bytes, const IntakeLimits& limits) {
   if (bytes.empty()) return IntakeRefusal::empty("the file is empty");
   if (bytes.size() > limits.max_input_bytes) {

@@ -24,11 +24,8 @@ JudgedUpload judge_voice_search_upload(std::span<const std::string_view> files, 
   if (!engines::is_accepted_mime_type(engines::sniff_mime_type(files.front()))) {
     return {.refusal = ApiError::refused(Reason::source_file_unsupported)};
   }
-  // Its first second decoded: a header with nothing after it, or a stream FFmpeg cannot read,
-  // is refused now rather than charged and failed by the worker.
-  const engines::IntakeLimits probe{.max_seconds = 1, .max_decode_time = std::chrono::milliseconds(2000)};
-  if (auto audio = engines::read_audio(files.front(), probe); !audio) {
-    const bool empty = audio.error().kind == engines::IntakeRefusalKind::empty;
+  if (auto refused = engines::check_upload(files.front())) {
+    const bool empty = refused->kind == engines::IntakeRefusalKind::empty;
     return {.refusal = ApiError::refused(empty ? Reason::source_file_required : Reason::source_file_unsupported)};
   }
   return {.bytes = files.front()};

@@ -10,6 +10,7 @@
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/engines/audio_intake.hpp"
 #include "mediagen/http/query.hpp"
 #include "mediagen/http/router.hpp"
 #include "mediagen/storage/object_store.hpp"
@@ -44,6 +45,13 @@ Result<Clone> store_and_create(db::Resources& r, storage::ObjectStore& store, Us
       log::warn("clone samples not removed", {{"clone_id", clone.id}, {"error", removed.error().detail}});
     }
   };
+  // Each sample's first second decoded, here on the pool rather than on the I/O thread.
+  for (const auto* f : files) {
+    if (auto refused = engines::check_upload(f->data)) {
+      return ApiError::refused(refused->kind == engines::IntakeRefusalKind::empty ? Reason::source_file_required
+                                                                                  : Reason::source_file_unsupported);
+    }
+  }
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (auto put = store.put(sample_key(clone.id, i), files[i]->data); !put) {
       forget();

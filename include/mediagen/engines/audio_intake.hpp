@@ -15,6 +15,7 @@
 // Thread safety: read_audio may run in several threads at once (each call owns its FFmpeg
 // contexts; libmagic gets one handle per thread, loaded on that thread's first call).
 #include <chrono>
+#include <optional>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -67,6 +68,11 @@ struct IntakeRefusal {
 // knows nothing), and whether intake accepts that type for decoding.
 std::string sniff_mime_type(std::string_view bytes);
 bool is_accepted_mime_type(std::string_view mime);
+
+// The check an upload gets before anything is charged or stored: its type by content, then its
+// first second decoded (within two seconds of work), so a header with nothing after it is refused
+// at once rather than by a worker later. nullopt: audio. Blocking work: not for an I/O thread.
+std::optional<IntakeRefusal> check_upload(std::string_view bytes);
 
 // Decodes the first audio stream of `bytes` to AnalysisAudio. A decode error part way through
 // keeps what was decoded before it (a cut-off upload is still a sample); none at all is a

@@ -309,3 +309,22 @@ TEST_F(AudioIntakeTest, SeveralThreadsDecodeAtOnce) {
 
 }  // namespace
 }  // namespace mediagen::engines
+
+namespace mediagen::engines {
+namespace {
+
+// The check before anything is charged or stored: real audio passes; a header with nothing after
+// it, a PNG and an empty file are refused with the same kinds read_audio gives.
+TEST_F(AudioIntakeTest, TheUploadCheckPassesAudioAndRefusesTheRest) {
+  EXPECT_FALSE(check_upload(file("tone.mp3")).has_value());
+  EXPECT_FALSE(check_upload(file("tone.opus")).has_value());
+  ASSERT_TRUE(check_upload("").has_value());
+  EXPECT_EQ(check_upload("")->kind, IntakeRefusalKind::empty);
+  ASSERT_TRUE(check_upload(file("image.png")).has_value());
+  EXPECT_EQ(check_upload(file("image.png"))->kind, IntakeRefusalKind::unsupported);
+  ASSERT_TRUE(check_upload(std::string("RIFF\xff\xff\xff\x7fWAVEfmt ", 16)).has_value());
+  ASSERT_TRUE(check_upload(wav_header(16000, 16000 * 2 * 10)).has_value());
+}
+
+}  // namespace
+}  // namespace mediagen::engines
