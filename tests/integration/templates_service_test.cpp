@@ -73,14 +73,14 @@ class TemplatesServiceTest : public MigratedTest {
 
 TEST_F(TemplatesServiceTest, SeedsTheCatalogueOnceHoweverOftenItRuns) {
   EXPECT_EQ(sql("SELECT count(*) FROM services"), "7");
-  EXPECT_EQ(sql("SELECT count(*) FROM service_models"), "12");
+  EXPECT_EQ(sql("SELECT count(*) FROM service_models"), "13");
   EXPECT_EQ(sql("SELECT count(*) FROM service_modes WHERE mode = 'mode_v1'"), "4");
   const std::string voices_before = sql("SELECT count(*) FROM voices");
   const std::string ids_before = sql("SELECT string_agg(id::text, ',' ORDER BY id) FROM voices");
   seed();
   seed();
   EXPECT_EQ(sql("SELECT count(*) FROM services"), "7");
-  EXPECT_EQ(sql("SELECT count(*) FROM service_models"), "12");
+  EXPECT_EQ(sql("SELECT count(*) FROM service_models"), "13");
   EXPECT_EQ(sql("SELECT count(*) FROM voices"), voices_before);
   EXPECT_EQ(sql("SELECT string_agg(id::text, ',' ORDER BY id) FROM voices"), ids_before);
   EXPECT_EQ(sql("SELECT capacity_unit || ':' || capacity FROM service_models WHERE model_id = 'd-base'"),
@@ -91,6 +91,10 @@ TEST_F(TemplatesServiceTest, SeedsTheCatalogueOnceHoweverOftenItRuns) {
   EXPECT_EQ(sql("SELECT string_agg(key || ':' || engine || ':' || capacity_unit, ',' ORDER BY key) FROM services"
                 " WHERE kind IN ('sfx', 'music')"),
             "music:music:seconds,sfx:sfx:seconds");
+  // Voice search: one model, one flat price a search.
+  EXPECT_EQ(sql("SELECT m.model_id || ':' || m.capacity_unit || ':' || m.price_per_1k_minor FROM service_models m"
+                " JOIN services s ON s.id = m.service_id WHERE s.key = 'voice_search'"),
+            "voice-search:searches:50000");
 }
 
 TEST_F(TemplatesServiceTest, KeepsTheOperatorsPricesCapacitiesAndFlagsWhenSeedingAgain) {

@@ -23,6 +23,7 @@
 #include "mediagen/voices/clones.hpp"
 #include "mediagen/voices/voices.hpp"
 #include "support.hpp"
+#include "unit/engines/wav_file.hpp"
 
 namespace mediagen::test {
 namespace {
@@ -30,23 +31,7 @@ namespace {
 using json = nlohmann::json;
 using voices::CloneStatus;
 
-// A 16-bit mono WAV of the PCM, as a client would upload it.
-std::string wav(const std::vector<std::int16_t>& samples, int rate) {
-  const auto put = [](std::string& out, std::uint32_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
-  };
-  const auto data = static_cast<std::uint32_t>(samples.size() * 2);
-  const auto r = static_cast<std::uint32_t>(rate);
-  std::string out = "RIFF";
-  put(out, 36 + data, 4);
-  out += "WAVEfmt ";
-  put(out, 16, 4), put(out, 1, 2), put(out, 1, 2), put(out, r, 4), put(out, r * 2, 4), put(out, 2, 2);
-  put(out, 16, 2);
-  out += "data";
-  put(out, data, 4);
-  out.append(reinterpret_cast<const char*>(samples.data()), data);
-  return out;
-}
+std::string wav(const std::vector<std::int16_t>& samples, int rate) { return engines::testing::wav_file(samples, rate); }
 
 class VoiceClonesTest : public MigratedTest {
  protected:

@@ -12,6 +12,7 @@
 #include "mediagen/engines/audio_intake.hpp"
 #include "mediagen/engines/espeak_engine.hpp"
 #include "mediagen/engines/espeak_voices.hpp"
+#include "unit/engines/wav_file.hpp"
 
 namespace mediagen::engines {
 namespace {
@@ -106,23 +107,7 @@ TEST(VoiceFeatures, FortyVoicesFindThemselvesFromAnotherText) {
   EXPECT_GE(top5, 38);   // 95 %
 }
 
-// A 16-bit mono WAV file of the PCM, as a client would upload it.
-std::string wav(const SpeechPcm& pcm) {
-  const auto put = [](std::string& out, std::uint32_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
-  };
-  const auto data = static_cast<std::uint32_t>(pcm.samples.size() * 2);
-  const auto rate = static_cast<std::uint32_t>(pcm.sample_rate);
-  std::string out = "RIFF";
-  put(out, 36 + data, 4);
-  out += "WAVEfmt ";
-  put(out, 16, 4), put(out, 1, 2), put(out, 1, 2), put(out, rate, 4), put(out, rate * 2, 4), put(out, 2, 2);
-  put(out, 16, 2);
-  out += "data";
-  put(out, data, 4);
-  out.append(reinterpret_cast<const char*>(pcm.samples.data()), data);
-  return out;
-}
+std::string wav(const SpeechPcm& pcm) { return testing::wav_file(pcm.samples, pcm.sample_rate); }
 
 // An uploaded sample goes through audio intake (decoded, resampled to 16 kHz) before it is
 // described, while the catalogue's descriptions come from the engine's own 22,050 Hz PCM: the

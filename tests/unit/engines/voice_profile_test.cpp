@@ -13,6 +13,7 @@
 #include "mediagen/engines/audio_intake.hpp"
 #include "mediagen/engines/espeak_engine.hpp"
 #include "mediagen/engines/espeak_voices.hpp"
+#include "unit/engines/wav_file.hpp"
 
 namespace mediagen::engines {
 namespace {
@@ -95,23 +96,7 @@ TEST(VoiceProfile, TheEngineSpeaksWithTheProfilesSettings) {
   EXPECT_GT((*fast)[27], (*slow)[27]) << "rate 320 is faster than rate 110";
 }
 
-// A 16-bit mono WAV of the PCM, as a client would upload it.
-std::string wav(const SpeechPcm& pcm) {
-  const auto put = [](std::string& out, std::uint32_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
-  };
-  const auto data = static_cast<std::uint32_t>(pcm.samples.size() * 2);
-  const auto rate = static_cast<std::uint32_t>(pcm.sample_rate);
-  std::string out = "RIFF";
-  put(out, 36 + data, 4);
-  out += "WAVEfmt ";
-  put(out, 16, 4), put(out, 1, 2), put(out, 1, 2), put(out, rate, 4), put(out, rate * 2, 4), put(out, 2, 2);
-  put(out, 16, 2);
-  out += "data";
-  put(out, data, 4);
-  out.append(reinterpret_cast<const char*>(pcm.samples.data()), data);
-  return out;
-}
+std::string wav(const SpeechPcm& pcm) { return testing::wav_file(pcm.samples, pcm.sample_rate); }
 
 // Issue 16, Done 3: for 10 catalogue voices X (every second of 20 candidates), a sample spoken by X (uploaded as a WAV, so
 // decoded and resampled by audio intake) gives a profile that speaks a third text closer to X

@@ -90,21 +90,25 @@ TEST(VoiceSettingsRule, ASettingMissingFromTheSchemaIsNeverSent) {
 TEST(DemoCatalogue, HasTheFixedServicesModelsAndUnits) {
   std::map<std::string, std::vector<std::string>> models;
   for (const auto& s : demo_services()) {
-    // Speech is priced per 1,000 characters; sound effects and music per 1,000 seconds of audio.
+    // Speech is priced per 1,000 characters; sound effects and music per 1,000 seconds of audio;
+    // voice search per 1,000 searches (one flat price an order).
     const bool by_seconds = s.kind == ServiceKind::sfx || s.kind == ServiceKind::music;
+    const bool by_search = s.kind == ServiceKind::voice_search;
     for (const auto& m : s.models) {
       models[s.key].push_back(m.model_id);
       EXPECT_GT(m.capacity, 0);
       EXPECT_GE(m.price_per_1k_minor, 30);
-      EXPECT_LE(m.price_per_1k_minor, by_seconds ? 5000 : 300);
+      EXPECT_LE(m.price_per_1k_minor, by_search ? 50000 : by_seconds ? 5000 : 300);
     }
-    const CapacityUnit unit = by_seconds ? CapacityUnit::seconds
+    const CapacityUnit unit = by_search                ? CapacityUnit::searches
+                              : by_seconds             ? CapacityUnit::seconds
                               : s.key == "provider_d" ? CapacityUnit::utf8_bytes
                                                       : CapacityUnit::chars;
     EXPECT_EQ(s.capacity_unit, unit) << s.key;
   }
   EXPECT_EQ(models["sfx"], std::vector<std::string>{"sfx-procedural"});
   EXPECT_EQ(models["music"], std::vector<std::string>{"music-composer"});
+  EXPECT_EQ(models["voice_search"], std::vector<std::string>{"voice-search"});
   EXPECT_EQ(models["provider_a"],
             (std::vector<std::string>{"a-multilingual-v2", "a-v3", "a-v3-turbo", "a-v4", "a-v4-flash"}));
   EXPECT_EQ(models["provider_b"], std::vector<std::string>{"b-standard"});
