@@ -1,5 +1,6 @@
 // SQL of the order reads. Ids are passed as text and cast to uuid in SQL; callers check the
 // format first (a malformed id never reaches PostgreSQL).
+#include "mediagen/db/fields.hpp"
 #include "mediagen/orders/order_reads.hpp"
 
 #include <algorithm>
@@ -56,16 +57,6 @@ const db::Statement kItemText{
     " FROM order_items i JOIN orders o ON o.id = i.order_id"
     " WHERE i.id = $2::uuid AND i.order_id = $1::uuid AND o.user_id = $3"};
 
-TimePoint from_micros(const pqxx::field& f) {
-  return TimePoint{std::chrono::duration_cast<TimePoint::duration>(std::chrono::microseconds{f.as<std::int64_t>()})};
-}
-
-template <class T>
-std::optional<T> optional_of(const pqxx::field& f) {
-  if (f.is_null()) return std::nullopt;
-  return f.as<T>();
-}
-
 std::vector<std::string> paths_of(const pqxx::field& f) {
   std::vector<std::string> out;
   const auto doc = nlohmann::json::parse(f.c_str(), nullptr, false);
@@ -94,7 +85,7 @@ Order order_from_row(const pqxx::row& r) {
   o.task_type = r[2].as<std::string>();
   o.status = known(order_status_from_string(r[3].c_str()), "order status");
   o.service_key = r[4].as<std::string>();
-  o.template_id = optional_of<std::string>(r[5]);
+  o.template_id = db::optional_of<std::string>(r[5]);
   o.config_override_json = r[6].as<std::string>();
   o.generation_mode = r[7].as<std::string>();
   o.price_units = r[8].as<std::int64_t>();
@@ -102,14 +93,14 @@ Order order_from_row(const pqxx::row& r) {
   o.tokens_from_payg = r[10].as<std::int64_t>();
   o.result_files = paths_of(r[11]);
   o.result_service_files = paths_of(r[12]);
-  o.result_duration_ms = optional_of<std::int64_t>(r[13]);
-  o.retry_of = optional_of<std::string>(r[14]);
+  o.result_duration_ms = db::optional_of<std::int64_t>(r[13]);
+  o.retry_of = db::optional_of<std::string>(r[14]);
   o.stitching = r[15].as<bool>();
   o.files_removed = r[16].as<bool>();
-  o.created_at = from_micros(r[17]);
-  o.updated_at = from_micros(r[18]);
+  o.created_at = db::time_from_micros(r[17]);
+  o.updated_at = db::time_from_micros(r[18]);
   if (!r[19].is_null()) o.failure_reason = known(order_failure_from_string(r[19].c_str()), "order failure reason");
-  o.result_data_json = optional_of<std::string>(r[20]);
+  o.result_data_json = db::optional_of<std::string>(r[20]);
   return o;
 }
 
@@ -119,22 +110,22 @@ Item item_from_row(const pqxx::row& r) {
   i.order_id = r[1].as<std::string>();
   i.type = known(item_type_from_string(r[2].c_str()), "item type");
   i.chunk_index = r[3].as<int>();
-  i.paragraph_index = optional_of<int>(r[4]);
-  i.parent_item_id = optional_of<std::string>(r[5]);
+  i.paragraph_index = db::optional_of<int>(r[4]);
+  i.parent_item_id = db::optional_of<std::string>(r[5]);
   i.attempt_number = r[6].as<int>();
   i.status = known(item_status_from_string(r[7].c_str()), "item status");
-  i.failure_reason = optional_of<std::string>(r[8]);
+  i.failure_reason = db::optional_of<std::string>(r[8]);
   i.text_removed = r[9].as<bool>();
   i.original_text_length = r[10].as<int>();
   i.current_text_length = r[11].as<int>();
   i.price_units = r[12].as<std::int64_t>();
   i.consumed_units = r[13].as<std::int64_t>();
   i.remaining_locked = r[14].as<std::int64_t>();
-  i.result_path = optional_of<std::string>(r[15]);
-  i.result_size = optional_of<std::int64_t>(r[16]);
-  i.duration_ms = optional_of<std::int64_t>(r[17]);
-  i.created_at = from_micros(r[18]);
-  i.updated_at = from_micros(r[19]);
+  i.result_path = db::optional_of<std::string>(r[15]);
+  i.result_size = db::optional_of<std::int64_t>(r[16]);
+  i.duration_ms = db::optional_of<std::int64_t>(r[17]);
+  i.created_at = db::time_from_micros(r[18]);
+  i.updated_at = db::time_from_micros(r[19]);
   return i;
 }
 

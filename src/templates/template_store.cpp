@@ -1,4 +1,5 @@
 #include "template_store.hpp"
+#include "mediagen/db/fields.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::templates::store {
@@ -32,10 +33,6 @@ const db::Statement kPage{"templates_page",
 const db::Statement kCount{"templates_count",
                            "SELECT count(*) FROM templates WHERE user_id = $1 AND deleted_at IS NULL"};
 
-TimePoint from_micros(const pqxx::field& f) {
-  return TimePoint{std::chrono::duration_cast<TimePoint::duration>(std::chrono::microseconds{f.as<std::int64_t>()})};
-}
-
 Template from_row(const pqxx::row& r) {
   Template t;
   t.id = r[0].as<std::string>();
@@ -43,8 +40,8 @@ Template from_row(const pqxx::row& r) {
   t.service_key = r[2].as<std::string>();
   t.name = r[3].as<std::string>();
   t.config_json = r[4].as<std::string>();
-  t.created_at = from_micros(r[5]);
-  t.updated_at = from_micros(r[6]);
+  t.created_at = db::time_from_micros(r[5]);
+  t.updated_at = db::time_from_micros(r[6]);
   return t;
 }
 

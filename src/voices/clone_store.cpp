@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "mediagen/db/fields.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::voices::store {
@@ -79,16 +80,6 @@ const db::Statement kCandidates{
     " LEFT JOIN voice_features f ON f.espeak_voice = v.espeak_voice AND f.espeak_variant = v.espeak_variant"
     " WHERE s.key = $1 AND v.is_active ORDER BY 1, 2"};
 
-TimePoint from_micros(const pqxx::field& f) {
-  return TimePoint{std::chrono::duration_cast<TimePoint::duration>(std::chrono::microseconds{f.as<std::int64_t>()})};
-}
-
-template <class T>
-std::optional<T> optional_of(const pqxx::field& f) {
-  if (f.is_null()) return std::nullopt;
-  return f.as<T>();
-}
-
 Clone from_row(const pqxx::row& r) {
   Clone c;
   c.id = r[0].as<std::string>();
@@ -96,14 +87,14 @@ Clone from_row(const pqxx::row& r) {
   c.service = r[2].as<std::string>();
   c.name = r[3].as<std::string>();
   c.status = parse_clone_status(r[4].as<std::string>()).value_or(CloneStatus::failed);
-  c.voice_id = optional_of<std::string>(r[5]);
-  c.profile_json = optional_of<std::string>(r[6]);
-  c.failure_reason = optional_of<std::string>(r[7]);
+  c.voice_id = db::optional_of<std::string>(r[5]);
+  c.profile_json = db::optional_of<std::string>(r[6]);
+  c.failure_reason = db::optional_of<std::string>(r[7]);
   c.sample_count = r[8].as<std::int64_t>();
-  c.sample_seconds = optional_of<double>(r[9]);
+  c.sample_seconds = db::optional_of<double>(r[9]);
   c.attempts = r[10].as<std::int64_t>();
-  c.created_at = from_micros(r[11]);
-  c.updated_at = from_micros(r[12]);
+  c.created_at = db::time_from_micros(r[11]);
+  c.updated_at = db::time_from_micros(r[12]);
   return c;
 }
 
@@ -136,7 +127,7 @@ bool lock_user(db::Db& db, db::Tx& tx, UserId user) { return !db.exec(tx, kLockU
 LimitContext limit_context(db::Db& db, db::Tx& tx, UserId user) {
   const auto rows = db.exec(tx, kLimits, user.value);
   if (rows.empty()) return {};
-  return {true, optional_of<std::int64_t>(rows[0][0]), optional_of<std::int64_t>(rows[0][1])};
+  return {true, db::optional_of<std::int64_t>(rows[0][0]), db::optional_of<std::int64_t>(rows[0][1])};
 }
 
 bool payg_enabled(db::Db& db, db::Tx& tx, std::string_view service) {
