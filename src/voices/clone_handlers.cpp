@@ -101,13 +101,11 @@ Answer list_route(db::BlockingPool& pool, std::string service, http::RequestCont
     items += clone_json(c, ctx.tz);
   }
   items += "]";
-  ojson data = ojson::object();
-  data["items"] = ojson::parse(items);
-  data["current_page"] = p;
-  data["last_page"] = std::max<std::int64_t>(1, (slice.total + n - 1) / n);
-  data["per_page"] = n;
-  data["total"] = slice.total;
-  co_return http::Reply{.data_json = to_json_text(data)};
+  // Shape 1; the items are JSON text already, so they go in as they are, not parsed again.
+  const std::int64_t last = std::max<std::int64_t>(1, (slice.total + n - 1) / n);
+  co_return http::Reply{.data_json = "{\"items\":" + items + ",\"current_page\":" + std::to_string(p) +
+                                     ",\"last_page\":" + std::to_string(last) + ",\"per_page\":" + std::to_string(n) +
+                                     ",\"total\":" + std::to_string(slice.total) + "}"};
 }
 
 using CloneOp = Result<Clone> (*)(db::Db&, UserId, std::string_view, std::string_view);
