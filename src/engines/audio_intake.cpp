@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <mutex>
 
 #include "audio_intake_decode.hpp"
 
@@ -20,15 +21,23 @@ struct MagicClose {
 };
 using MagicHandle = std::unique_ptr<std::remove_pointer_t<magic_t>, MagicClose>;
 
-// A magic_t is not safe to share between threads, and magic_load parses the database (costly),
-// so each thread loads one handle once and keeps it.
-magic_t thread_magic() {
-  thread_local MagicHandle handle = [] {
-    MagicHandle h{magic_open(MAGIC_MIME_TYPE | MAGIC_NO_CHECK_COMPRESS | MAGIC_NO_CHECK_ELF | MAGIC_ERROR)};
-    if (h && magic_load(h.get(), nullptr) != 0) h.reset();
-    return h;
+// A loaded magic database costs megabytes, so the process keeps one, loaded on first use; a
+// magic_t is not safe to use from two threads at once, so a sniff holds its lock (a sniff reads
+// at most kSniffBytes and takes well under a millisecond). One handle per thread would cost a
+// database per blocking-pool thread, each loaded the first time that thread happened to sniff.
+struct SharedMagic {
+  std::mutex mutex;
+  MagicHandle handle;
+};
+
+SharedMagic& shared_magic() {
+  static SharedMagic* const shared = [] {
+    auto* s = new SharedMagic;
+    s->handle.reset(magic_open(MAGIC_MIME_TYPE | MAGIC_NO_CHECK_COMPRESS | MAGIC_NO_CHECK_ELF | MAGIC_ERROR));
+    if (s->handle && magic_load(s->handle.get(), nullptr) != 0) s->handle.reset();
+    return s;
   }();
-  return handle.get();
+  return *shared;
 }
 
 // What libmagic 5.x calls the containers read_audio decodes (several names per container, as
@@ -53,9 +62,10 @@ std::string_view to_string(IntakeRefusalKind kind) {
 }
 
 std::string sniff_mime_type(std::string_view bytes) {
-  magic_t m = thread_magic();
-  if (m == nullptr || bytes.empty()) return "application/octet-stream";
-  const char* mime = magic_buffer(m, bytes.data(), std::min(bytes.size(), kSniffBytes));
+  SharedMagic& magic = shared_magic();
+  if (!magic.handle || bytes.empty()) return "application/octet-stream";
+  const std::lock_guard lock(magic.mutex);
+  const char* mime = magic_buffer(magic.handle.get(), bytes.data(), std::min(bytes.size(), kSniffBytes));
   return mime != nullptr ? std::string{mime} : std::string{"application/octet-stream"};
 }
 
