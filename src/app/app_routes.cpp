@@ -88,6 +88,10 @@ void App::add_gauges() {
                  "Threads of the blocking pool (one PostgreSQL connection each).", blocking_.threads());
     out += gauge("mediagen_blocking_pool_busy", "gauge", "Blocking-pool threads running a job.", blocking_.busy());
     out += gauge("mediagen_blocking_pool_queued", "gauge", "Jobs waiting for a blocking-pool thread.", blocking_.queued());
+    out += gauge("mediagen_upload_budget_bytes", "gauge", "What uploads being read at once may hold (MEDIAGEN_UPLOAD_BUDGET_BYTES).",
+                 pipeline_.uploads().capacity());
+    out += gauge("mediagen_upload_budget_in_use_bytes", "gauge", "Upload bytes taken by bodies being read now.",
+                 pipeline_.uploads().in_use());
   });
   metrics_.add_gauge_source([this](std::string& out) {
     const auto st = hub_.stats();

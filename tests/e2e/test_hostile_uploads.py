@@ -23,7 +23,7 @@ import tempfile
 import time
 import unittest
 
-from harness import API, E2ETestCase
+from harness import API, E2ETestCase, metric_sum, poll
 from hostile_support import rss_kib, soak_asan_options
 from orders_support import OrderFixtures, ledger_snapshot
 from programs import program
@@ -225,22 +225,21 @@ class UploadBudgetTests(OrderFixtures, E2ETestCase):
         second = ORDER.form([("b.wav", PNG + b"\x00" * 700_000)])
         with self.server.raw(timeout=10) as slow:
             slow.send(head(1_500_000) + part(b"task_type", b"voice_search"))
-            # Until the server has read the slow head, the second fits and is judged (422); then 503.
-            deadline, r = time.time() + 10, None
-            while time.time() < deadline:
-                r = self.server.api("POST", "/orders", key, headers={"Content-Type": CT}, body=second)
-                if r.status == 503:
-                    break
-                self.assertEqual((r.status, r.body.get("reason")), (422, "source_file_unsupported"), r)
+            # Once the slow body holds its share, the second does not fit beside it.
+            self.assertTrue(poll(lambda: self.upload_bytes_in_use() == 1_500_000, timeout=10), self.server.metrics())
+            r = self.server.api("POST", "/orders", key, headers={"Content-Type": CT}, body=second)
             self.assertEqual(r.status, 503, r)
+            self.assertEqual(r.body.get("success"), False, r)
             self.assertIn("retry-after", {k.lower() for k in r.headers})
         # The slow one went away: its share comes back, and the same upload is read and judged.
-        deadline = time.time() + 10
-        while True:
-            r = self.server.api("POST", "/orders", key, headers={"Content-Type": CT}, body=second)
-            if r.status != 503 or time.time() > deadline:
-                break
+        self.assertTrue(poll(lambda: self.upload_bytes_in_use() == 0, timeout=10), self.server.metrics())
+        r = self.server.api("POST", "/orders", key, headers={"Content-Type": CT}, body=second)
         self.assertEqual((r.status, r.body.get("reason")), (422, "source_file_unsupported"), r)
+        self.assertEqual(metric_sum(self.server.metrics(), "mediagen_upload_budget_bytes"), 2 << 20)
+
+    def upload_bytes_in_use(self) -> float:
+        return metric_sum(self.server.metrics(), "mediagen_upload_budget_in_use_bytes")
+
 
 if __name__ == "__main__":
     unittest.main()

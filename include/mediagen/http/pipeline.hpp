@@ -57,6 +57,7 @@ class Pipeline final : public ExchangeHandler {
 
   boost::asio::awaitable<Response> handle(Exchange& exchange) override;
   Response refuse(int status) override;
+  const UploadBudget& uploads() const noexcept { return uploads_; }
 
  private:
   boost::asio::awaitable<Response> run(Exchange& exchange, struct RequestContext& ctx);

@@ -49,6 +49,7 @@ class UploadBudget {
   }
 
   std::size_t in_use() const noexcept { return used_.load(std::memory_order_relaxed); }
+  std::size_t capacity() const noexcept { return capacity_; }
 
  private:
   std::size_t capacity_;
