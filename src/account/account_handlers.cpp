@@ -26,8 +26,20 @@ std::string profile_json(const Profile& p, const http::RequestContext& ctx) {
       .field("code", std::string_view(p.asset.code))
       .field("precision", std::int64_t{p.asset.precision})
       .end_object()
-      .end_object()
       .end_object();
+  // The account's locale is the one messages follow when a request sends no X-Locale.
+  w.key("plan");
+  if (p.plan) {
+    w.begin_object()
+        .field("subscription_id", p.plan->subscription_id)
+        .field("code", std::string_view(p.plan->code))
+        .field("name", std::string_view(p.plan->name))
+        .field("expires_at", std::string_view(ctx.time(p.plan->expires_at)))
+        .end_object();
+  } else {
+    w.null();
+  }
+  w.end_object();
   return w.take();
 }
 
@@ -39,6 +51,7 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
       .pattern = "/user",
       .access = http::Access::scope,
       .scope = auth::Scope::profile_read,
+      .other_methods_unknown = true,  // a key never changes the profile (spec 1)
       .handler = [&pool](http::RequestContext& ctx) -> boost::asio::awaitable<Result<http::Reply>> {
         const UserId id = ctx.principal->user_id;
         auto load = [id](db::Resources& r) { return find_profile(r.db, id); };

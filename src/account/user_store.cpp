@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "mediagen/billing/ledger.hpp"
+#include "mediagen/db/fields.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::account {
@@ -12,9 +13,13 @@ const db::Statement kProfile{
     "account_profile",
     "SELECT u.id, u.email, u.name, u.locale, u.blocked_at IS NOT NULL,"
     " extract(epoch from u.created_at)::bigint, extract(epoch from u.updated_at)::bigint,"
-    " COALESCE(b.balance, 0), a.id, a.code, a.precision"
+    " COALESCE(b.balance, 0), a.id, a.code, a.precision,"
+    " s.id, s.code, s.name, (extract(epoch from s.expires_at) * 1000000)::bigint"
     " FROM users u CROSS JOIN currency_assets a"
     " LEFT JOIN ledger_accounts b ON b.kind = 'wallet' AND b.owner = 'user:' || u.id AND b.asset_id = a.id"
+    " LEFT JOIN LATERAL (SELECT s.id, p.code, p.name, s.expires_at FROM subscriptions s JOIN plans p ON p.id = s.plan_id"
+    "  WHERE s.user_id = u.id AND s.cancelled_at IS NULL AND s.starts_at <= now() AND s.expires_at > now()"
+    "  ORDER BY s.expires_at DESC LIMIT 1) s ON true"
     " WHERE u.id = $1 AND u.deleted_at IS NULL AND a.is_default"};
 
 TimePoint from_epoch(const pqxx::field& f) { return TimePoint{std::chrono::seconds{f.as<std::int64_t>()}}; }
@@ -33,6 +38,12 @@ std::optional<Profile> load(db::Db& db, db::Tx& tx, UserId id) {
   p.updated_at = from_epoch(r[6]);
   p.balance = MinorUnits{r[7].as<std::int64_t>()};
   p.asset = CurrencyAsset{AssetId{r[8].as<std::int64_t>()}, r[9].as<std::string>(), r[10].as<int>()};
+  if (!r[11].is_null()) {
+    p.plan = LivePlan{.subscription_id = r[11].as<std::int64_t>(),
+                      .code = r[12].as<std::string>(),
+                      .name = r[13].as<std::string>(),
+                      .expires_at = db::time_from_micros(r[14])};
+  }
   return p;
 }
 

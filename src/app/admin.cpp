@@ -5,6 +5,7 @@
 #include "mediagen/core/json_text.hpp"
 #include <nlohmann/json.hpp>
 
+#include "admin_output.hpp"
 #include "commands.hpp"
 #include "invalidation.hpp"
 #include "mediagen/app/database.hpp"
@@ -24,13 +25,6 @@
 namespace mediagen::app {
 
 namespace {
-
-void print(const nlohmann::ordered_json& j) { std::printf("%s\n", to_json_text(j).c_str()); }
-
-int fail(const std::string& message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  return 1;
-}
 
 // Tells running servers to drop cached keys now; a server that misses it still expires the
 // entry within the key-cache TTL, so a failure here is a warning, not an error.
@@ -219,45 +213,6 @@ int admin_key_disable(const Config& config, std::int64_t id) {
   if (!key) return fail("no key with id " + std::to_string(id));
   publish_invalidation(config, key->key_hash);
   print({{"id", key->key_id.value}, {"disabled", true}});
-  return 0;
-}
-
-int admin_subscription_grant(const Config& config, std::int64_t user, const std::string& plan,
-                             const std::string& expires_at) {
-  std::optional<TimePoint> expires;
-  if (!expires_at.empty()) {
-    expires = parse_iso8601(expires_at);
-    if (!expires) return fail("--expires-at must be ISO 8601 with an offset");
-  }
-  Database database(config);
-  db::Db& db = database.db();
-  try {
-    const auto g = billing::grant_subscription(db, UserId{user}, plan, expires);
-    const auto utc = TimeZone::utc();
-    print({{"id", g.subscription_id},
-           {"user", user},
-           {"plan", g.plan.code},
-           {"starts_at", utc.format(g.starts_at)},
-           {"expires_at", utc.format(g.expires_at)},
-           {"quota_tokens", g.quota_tokens}});
-  } catch (const std::invalid_argument& e) {
-    return fail(e.what());
-  }
-  return 0;
-}
-
-int admin_maintenance(const Config& config, bool on) {
-  Database database(config);
-  db::Db& db = database.db();
-  billing::set_maintenance(db, on);
-  print({{"maintenance", on}});
-  return 0;
-}
-
-int admin_service_payg(const Config& config, const std::string& service, bool on) {
-  Database database(config);
-  if (!billing::set_service_payg(database.db(), service, on)) return fail("no service with key " + service);
-  print({{"service", service}, {"payg", on}});
   return 0;
 }
 

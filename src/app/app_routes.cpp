@@ -47,6 +47,7 @@ void App::register_routes(const AppOptions& options) {
   }
   auth::register_routes(router_, blocking_);
   account::register_routes(router_, blocking_);
+  account::register_usage_routes(router_, blocking_);
   templates::register_routes(router_, blocking_);
   voices::register_routes(router_, blocking_);
   voices::register_clone_routes(router_, blocking_,

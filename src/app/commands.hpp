@@ -35,6 +35,19 @@ int admin_key_create(const Config& config, const KeyCreateArgs& args);
 int admin_key_disable(const Config& config, std::int64_t id);
 int admin_subscription_grant(const Config& config, std::int64_t user, const std::string& plan,
                              const std::string& expires_at);
+int admin_subscription_cancel(const Config& config, std::int64_t user);
+
+// `admin plan upsert`: an option left out keeps the plan's value (a new plan needs --name and
+// --tokens); --service (repeatable, KEY or KEY=TOKENS) replaces the services it entitles.
+struct PlanArgs {
+  std::string code;
+  std::optional<std::string> name;
+  std::optional<std::int64_t> tokens, price;
+  std::optional<int> period_days, slots, clone_limit, clone_limit_provider_d;
+  std::vector<std::string> services;
+  bool no_services = false;  // entitle no service: every order is paid from the balance
+};
+int admin_plan_upsert(const Config& config, const PlanArgs& args);
 int admin_maintenance(const Config& config, bool on);
 // Opens or closes a service to pay-as-you-go; closed, its clones need a live subscription.
 int admin_service_payg(const Config& config, const std::string& service, bool on);

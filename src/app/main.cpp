@@ -21,6 +21,8 @@ struct Command {
   std::string plan_code, sub_expires, maintenance_state;
   std::string service_code, payg_state;
   CLI::App* service_payg = nullptr;
+  app::PlanArgs plan;
+  CLI::App *plan_upsert = nullptr, *sub_cancel = nullptr;
   CLI::App *user_create = nullptr, *user_balance = nullptr, *user_block = nullptr, *user_unblock = nullptr;
   CLI::App *key_create = nullptr, *key_disable = nullptr, *sub_grant = nullptr, *maintenance = nullptr;
   bool skip_voice_features = false;
@@ -77,6 +79,31 @@ void add_key_commands(CLI::App& admin, Command& c) {
   c.key_disable->add_option("--id", c.key_id)->required();
 }
 
+void add_billing_commands(CLI::App& admin, Command& c) {
+  auto* subscription = admin.add_subcommand("subscription", "Subscriptions");
+  subscription->require_subcommand(1);
+  c.sub_grant = subscription->add_subcommand("grant", "Start a subscription to a plan now");
+  c.sub_grant->add_option("--user", c.user_id)->required();
+  c.sub_grant->add_option("--plan", c.plan_code)->required();
+  c.sub_grant->add_option("--expires-at", c.sub_expires, "ISO 8601; default one plan period from now");
+  c.sub_cancel = subscription->add_subcommand("cancel", "End the live subscription now; its unspent quota lapses");
+  c.sub_cancel->add_option("--user", c.user_id)->required();
+  auto* plan = admin.add_subcommand("plan", "Plans");
+  plan->require_subcommand(1);
+  app::PlanArgs& p = c.plan;
+  c.plan_upsert = plan->add_subcommand("upsert", "Create or change a plan; options left out keep their value");
+  c.plan_upsert->add_option("--code", p.code)->required();
+  c.plan_upsert->add_option("--name", p.name);
+  c.plan_upsert->add_option("--tokens", p.tokens, "Token quota per period")->check(CLI::NonNegativeNumber);
+  c.plan_upsert->add_option("--period-days", p.period_days)->check(CLI::Range(1, 3660));
+  c.plan_upsert->add_option("--slots", p.slots, "Orders active at once; 0: no limit")->check(CLI::Range(0, 100000));
+  c.plan_upsert->add_option("--price", p.price, "Minor units per period")->check(CLI::NonNegativeNumber);
+  c.plan_upsert->add_option("--clone-limit", p.clone_limit)->check(CLI::Range(0, 100000));
+  c.plan_upsert->add_option("--clone-limit-provider-d", p.clone_limit_provider_d)->check(CLI::Range(0, 100000));
+  c.plan_upsert->add_option("--service", p.services, "A service the quota pays for: KEY or KEY=TOKENS per period");
+  c.plan_upsert->add_flag("--no-services", p.no_services, "Entitle no service");
+}
+
 void add_admin(CLI::App& cli, Command& c) {
   c.admin = cli.add_subcommand("admin", "Operator commands");
   c.admin->require_subcommand(1);
@@ -89,12 +116,7 @@ void add_admin(CLI::App& cli, Command& c) {
   c.voice_features->add_option("--service", c.features_service, "Only the voices of this service");
   add_user_commands(*c.admin, c);
   add_key_commands(*c.admin, c);
-  auto* subscription = c.admin->add_subcommand("subscription", "Subscriptions");
-  subscription->require_subcommand(1);
-  c.sub_grant = subscription->add_subcommand("grant", "Start a subscription to a plan now");
-  c.sub_grant->add_option("--user", c.user_id)->required();
-  c.sub_grant->add_option("--plan", c.plan_code)->required();
-  c.sub_grant->add_option("--expires-at", c.sub_expires, "ISO 8601; default one plan period from now");
+  add_billing_commands(*c.admin, c);
   c.maintenance = c.admin->add_subcommand("maintenance", "Pause (on) or resume (off) work intake");
   c.maintenance->add_option("state", c.maintenance_state)->required()->check(CLI::IsMember({"on", "off"}));
   auto* service = c.admin->add_subcommand("service", "Voice services");
@@ -122,6 +144,8 @@ int run(CLI::App& cli, Command& c, Config& config) {
   if (c.key_create->parsed()) return app::admin_key_create(config, c.key);
   if (c.key_disable->parsed()) return app::admin_key_disable(config, c.key_id);
   if (c.sub_grant->parsed()) return app::admin_subscription_grant(config, c.user_id, c.plan_code, c.sub_expires);
+  if (c.sub_cancel->parsed()) return app::admin_subscription_cancel(config, c.user_id);
+  if (c.plan_upsert->parsed()) return app::admin_plan_upsert(config, c.plan);
   if (c.maintenance->parsed()) return app::admin_maintenance(config, c.maintenance_state == "on");
   if (c.service_payg->parsed()) return app::admin_service_payg(config, c.service_code, c.payg_state == "on");
   return 0;

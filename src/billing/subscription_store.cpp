@@ -9,15 +9,6 @@
 namespace mediagen::billing {
 namespace {
 
-const db::Statement kUpsertPlan{
-    "billing_upsert_plan",
-    "INSERT INTO plans (code, name, tokens_per_period, period_days, concurrency_slots, price_minor, clone_limit,"
-    " clone_limit_provider_d)"
-    " VALUES ($1, $2, $3, $4, NULLIF($5, 0), $6, $7, $8)"
-    " ON CONFLICT (code) DO UPDATE SET name = EXCLUDED.name, tokens_per_period = EXCLUDED.tokens_per_period,"
-    " period_days = EXCLUDED.period_days, concurrency_slots = EXCLUDED.concurrency_slots,"
-    " price_minor = EXCLUDED.price_minor, clone_limit = EXCLUDED.clone_limit,"
-    " clone_limit_provider_d = EXCLUDED.clone_limit_provider_d, is_active = true, updated_at = now()"};
 const db::Statement kPlan{
     "billing_plan",
     "SELECT id, code, name, tokens_per_period, period_days, COALESCE(concurrency_slots, 0), price_minor"
@@ -36,6 +27,11 @@ const db::Statement kSetSwitch{
     "INSERT INTO service_switches (name, enabled) VALUES ($1, $2)"
     " ON CONFLICT (name) DO UPDATE SET enabled = EXCLUDED.enabled, updated_at = now()"};
 
+const db::Statement kCancel{
+    "billing_cancel_subscription",
+    "UPDATE subscriptions s SET cancelled_at = now() FROM plans p WHERE s.user_id = $1 AND p.id = s.plan_id"
+    " AND s.cancelled_at IS NULL AND s.starts_at <= now() AND s.expires_at > now() RETURNING s.id, p.code"};
+
 const db::Statement kSetPayg{"billing_set_payg",
                              "UPDATE services SET payg_enabled = $2, updated_at = now() WHERE key = $1"};
 
@@ -50,10 +46,7 @@ std::vector<Plan> seed_plans(db::Db& db, db::Tx& tx) {
       {.code = "pro", .name = "Pro", .tokens_per_period = 1000000, .period_days = 30, .concurrency_slots = 20,
        .price_minor = 4900, .clone_limit = 30, .clone_limit_provider_d = 10},
   };
-  for (const auto& p : plans) {
-    db.exec(tx, kUpsertPlan, p.code, p.name, p.tokens_per_period, p.period_days, p.concurrency_slots.value_or(0),
-            p.price_minor, p.clone_limit, p.clone_limit_provider_d);
-  }
+  for (const auto& p : plans) upsert_plan(db, tx, p);
   return plans;
 }
 
@@ -90,6 +83,24 @@ Grant grant_subscription(db::Db& db, UserId user, const std::string& plan_code, 
     post(db, tx, {.kind = "quota_grant", .reference = ref, .user = user, .legs = {{source, quota, g.plan.tokens_per_period}}});
     g.quota_tokens = balance(db, tx, quota);
     return g;
+  });
+}
+
+Cancellation cancel_subscription(db::Db& db, UserId user) {
+  return db::transact(db, [&](db::Tx& tx) {
+    if (db.exec(tx, kLockUser, user.value).empty()) {
+      throw std::invalid_argument("no user with id " + std::to_string(user.value));
+    }
+    const auto rows = db.exec(tx, kCancel, user.value);
+    if (rows.empty()) throw std::invalid_argument("user " + std::to_string(user.value) + " has no live subscription");
+    Cancellation c{.subscription_id = rows[0][0].as<std::int64_t>(), .plan = rows[0][1].as<std::string>()};
+    const AssetId tokens = token_asset(db, tx);
+    const auto quota = Account::quota(user, tokens);
+    const auto sink = Account::platform(AccountKind::quota_funding, tokens);
+    c.lapsed_tokens = balance(db, tx, quota);
+    post(db, tx, {.kind = "quota_cancel", .reference = std::to_string(c.subscription_id), .user = user,
+                  .legs = {{quota, sink, c.lapsed_tokens}}});
+    return c;
   });
 }
 

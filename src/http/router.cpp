@@ -93,6 +93,7 @@ MatchResult Router::match(Method method, std::string_view path) const {
       }
       continue;
     }
+    if (c.route.other_methods_unknown) continue;
     if (allow.find(to_string(c.route.method)) != std::string::npos) continue;
     if (!allow.empty()) allow += ", ";
     allow += to_string(c.route.method);

@@ -59,6 +59,17 @@ std::uint32_t random_seed() {
   return seed;
 }
 
+std::optional<ApiError> plan_limits_refusal(db::Db& db, db::Tx& tx, UserId user, const CreateContext& ctx,
+                                            const std::string& service, std::int64_t tokens) {
+  if (!ctx.slots && !ctx.usage_limit) return std::nullopt;
+  const std::int64_t active = lock_user_and_count_active(db, tx, user);
+  if (ctx.slots && active >= *ctx.slots) return ApiError::refused(Reason::concurrency_limit_exceeded);
+  if (ctx.usage_limit && service_usage_since(db, tx, user, service, ctx.period_start_us) + tokens > *ctx.usage_limit) {
+    return ApiError::refused(Reason::limit_exceeded);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void use_speech_setup(NewOrder& order, const templates::SpeechSetup& setup) {
@@ -105,20 +116,21 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
       if (!claimed) return claimed.error();
       if (*claimed) return **claimed;  // a replay: nothing else is written
     }
-    const CreateContext ctx = read_create_context(db, tx, user);
+    const CreateContext ctx = read_create_context(db, tx, user, order.service_key);
 
-    // 429: concurrency slots of the plan, then the key's token pool.
-    if (ctx.slots && lock_user_and_count_active(db, tx, user) >= *ctx.slots) {
-      return ApiError::refused(Reason::concurrency_limit_exceeded);
-    }
+    // 429: the plan's slots and its ceiling on the service (counted under the user's lock, so
+    // racing creates see each other), then the key's token pool.
+    if (auto refusal = plan_limits_refusal(db, tx, user, ctx, order.service_key, tokens)) return *refusal;
     if (auto refusal = key_tokens.take(db, tx, tokens)) return *refusal;
 
-    // 402: subscription quota first, the rest from the balance.
-    const std::int64_t quota = ctx.subscribed ? lock_subscription_quota(db, tx, user, ctx.tokens) : 0;
+    // 402: the quota first where the plan entitles the service, the rest from the balance where
+    // the service is open to pay-as-you-go.
+    const std::int64_t quota = ctx.entitled ? lock_subscription_quota(db, tx, user, ctx.tokens) : 0;
     std::vector<std::int64_t> chunk_tokens;
     chunk_tokens.reserve(order.plan.chunks.size());
     for (const auto& c : order.plan.chunks) chunk_tokens.push_back(static_cast<std::int64_t>(c.billable_length));
     const OrderPrice price = price_order(chunk_tokens, quota, order.price_per_1k_minor);
+    if (price.from_payg > 0 && !ctx.payg_enabled) return ApiError::refused(Reason::insufficient_allowance);
 
     const std::string order_id = order.order_id.value_or(random_uuid());
     const OrderAccounts accounts{user, order_id, ctx.money, ctx.tokens};

@@ -6,18 +6,28 @@
 namespace mediagen::orders {
 namespace {
 
-// Assets, the maintenance switch and the live subscription (its slots and the quota it left),
-// in one round trip. The quota row is locked so concurrent orders split it exactly.
+// Assets, the maintenance switch, the service's pay-as-you-go switch and the live subscription
+// (its slots, whether its plan entitles the service and the service's ceiling), in one round trip.
 const db::Statement kContext{
     "orders_create_context",
     "SELECT (SELECT id FROM currency_assets WHERE is_default AND deleted_at IS NULL),"
     " (SELECT id FROM currency_assets WHERE kind = 'tokens'),"
     " COALESCE((SELECT enabled FROM service_switches WHERE name = 'maintenance'), false),"
-    " s.id, p.concurrency_slots"
+    " s.id, p.concurrency_slots, l.id IS NOT NULL, l.usage_limit,"
+    " (extract(epoch from s.starts_at) * 1000000)::bigint,"
+    " COALESCE((SELECT payg_enabled FROM services WHERE key = $2), true)"
     " FROM (SELECT 1) one"
-    " LEFT JOIN LATERAL (SELECT id, plan_id FROM subscriptions WHERE user_id = $1 AND cancelled_at IS NULL"
+    " LEFT JOIN LATERAL (SELECT id, plan_id, starts_at FROM subscriptions WHERE user_id = $1 AND cancelled_at IS NULL"
     "  AND starts_at <= now() AND expires_at > now() ORDER BY expires_at DESC LIMIT 1) s ON true"
-    " LEFT JOIN plans p ON p.id = s.plan_id"};
+    " LEFT JOIN plans p ON p.id = s.plan_id"
+    " LEFT JOIN plan_limits l ON l.plan_id = p.id AND l.service_id = (SELECT id FROM services WHERE key = $2)"};
+// What the user's orders on one service charged or still hold locked since a time (the period's
+// usage against a plan's per-service ceiling).
+const db::Statement kServiceUsage{
+    "orders_service_usage",
+    "SELECT COALESCE(sum(i.consumed_units + i.remaining_locked), 0)::bigint FROM orders o"
+    " JOIN order_items i ON i.order_id = o.id"
+    " WHERE o.user_id = $1 AND o.service_key = $2 AND o.created_at >= to_timestamp($3::double precision / 1000000)"};
 const db::Statement kLockQuota{
     "orders_lock_quota",
     "SELECT balance FROM ledger_accounts WHERE kind = 'quota' AND owner = 'user:' || $1::text AND asset_id = $2"
@@ -78,15 +88,25 @@ std::string optional_int_array(const std::vector<std::optional<std::size_t>>& va
 
 }  // namespace
 
-CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user) {
-  const auto ctx = db.exec(tx, kContext, user.value);
+CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user, const std::string& service) {
+  const auto ctx = db.exec(tx, kContext, user.value, service);
   const auto& r = ctx[0];
+  const bool subscribed = !r[3].is_null();
   return CreateContext{.money = AssetId{r[0].as<std::int64_t>()},
                        .tokens = AssetId{r[1].as<std::int64_t>()},
                        .maintenance = r[2].as<bool>(),
-                       .subscribed = !r[3].is_null(),
-                       .slots = r[3].is_null() || r[4].is_null() ? std::nullopt
-                                                                 : std::optional<std::int64_t>(r[4].as<std::int64_t>())};
+                       .subscribed = subscribed,
+                       .slots = !subscribed || r[4].is_null() ? std::nullopt
+                                                              : std::optional<std::int64_t>(r[4].as<std::int64_t>()),
+                       .entitled = subscribed && r[5].as<bool>(),
+                       .usage_limit = subscribed && !r[6].is_null() ? std::optional(r[6].as<std::int64_t>()) : std::nullopt,
+                       .period_start_us = subscribed ? r[7].as<std::int64_t>() : 0,
+                       .payg_enabled = r[8].as<bool>()};
+}
+
+std::int64_t service_usage_since(db::Db& db, db::Tx& tx, UserId user, const std::string& service,
+                                 std::int64_t since_us) {
+  return db.exec(tx, kServiceUsage, user.value, service, since_us)[0][0].as<std::int64_t>();
 }
 
 std::int64_t lock_user_and_count_active(db::Db& db, db::Tx& tx, UserId user) {

@@ -15,15 +15,24 @@
 
 namespace mediagen::orders {
 
-// Assets, the maintenance switch and the live subscription (its slots), in one round trip.
+// Assets, the maintenance switch and the live subscription as it bears on an order of `service`,
+// in one round trip.
 struct CreateContext {
   AssetId money;
   AssetId tokens;
   bool maintenance = false;
   bool subscribed = false;
-  std::optional<std::int64_t> slots;  // the plan's concurrency slots; none: unlimited
+  std::optional<std::int64_t> slots;        // the plan's concurrency slots; none: unlimited
+  bool entitled = false;                    // the plan's quota may pay for this service
+  std::optional<std::int64_t> usage_limit;  // the plan's ceiling on this service per period
+  std::int64_t period_start_us = 0;         // the live subscription's start (epoch microseconds)
+  bool payg_enabled = true;                 // the balance may pay what the quota does not
 };
-CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user);
+CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user, const std::string& service);
+
+// Tokens the user's orders on `service` charged or still hold locked since `since_us`.
+std::int64_t service_usage_since(db::Db& db, db::Tx& tx, UserId user, const std::string& service,
+                                 std::int64_t since_us);
 
 // Locks the user's row (serialising one user's creations while slots are counted) and counts
 // the orders still active.

@@ -162,6 +162,17 @@ const std::vector<SeedService>& demo_services() {
   return services;
 }
 
+std::string_view russian_service_name(std::string_view key) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"provider_a", "Провайдер A"}, {"provider_b", "Провайдер B"},     {"provider_c", "Провайдер C"},
+      {"provider_d", "Провайдер D"}, {"sfx", "Звуковые эффекты"},       {"music", "Музыка"},
+      {"voice_search", "Поиск голоса"}};
+  for (const auto& [k, name] : kNames) {
+    if (k == key) return name;
+  }
+  return {};
+}
+
 std::vector<std::string> all_settings() {
   return {std::string(kStability), std::string(kSimilarityBoost), std::string(kUseSpeakerBoost), std::string(kSpeed)};
 }

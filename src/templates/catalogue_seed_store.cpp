@@ -27,13 +27,14 @@ CatalogueSeedReport seed_catalogue(db::Db& db, db::Tx& tx) {
     ++service_position;
     // An operator's is_active stays; the descriptive columns follow the code.
     auto rows = tx.exec_params(
-        "INSERT INTO services (key, kind, name, capacity_unit, position, engine) VALUES ($1, $2, $3, $4, $5, $6)"
-        " ON CONFLICT (key) DO UPDATE SET kind = EXCLUDED.kind, name = EXCLUDED.name,"
+        "INSERT INTO services (key, kind, name, capacity_unit, position, engine, name_ru)"
+        " VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''))"
+        " ON CONFLICT (key) DO UPDATE SET kind = EXCLUDED.kind, name = EXCLUDED.name, name_ru = EXCLUDED.name_ru,"
         " capacity_unit = EXCLUDED.capacity_unit, position = EXCLUDED.position, engine = EXCLUDED.engine,"
         " updated_at = now()"
         " RETURNING id",
         s.key, std::string(to_string(s.kind)), s.name, std::string(to_string(s.capacity_unit)), service_position,
-        std::string(seed_engine(s.kind)));
+        std::string(seed_engine(s.kind)), std::string(russian_service_name(s.key)));
     db.count();
     const auto service_id = rows[0][0].as<std::int64_t>();
     CatalogueSeedReport::Service item{s.key, std::string(to_string(s.kind)), {}};

@@ -93,8 +93,8 @@ class OrderFixtures:
     def set_quota(self, user_id, tokens):
         """Subscribes the user to a plan granting exactly `tokens` (through the ledger)."""
         code = f"q{tokens}"
-        self.h.psql(f"INSERT INTO plans (code, name, tokens_per_period) VALUES ('{code}', '{code}', {tokens})"
-                    " ON CONFLICT (code) DO NOTHING")
+        # A new plan entitles every service: its quota pays for any order.
+        self.h.cli("admin", "plan", "upsert", "--code", code, "--name", code, "--tokens", str(tokens))
         self.h.cli("admin", "subscription", "grant", "--user", str(user_id), "--plan", code)
 
     def assertInvariants(self):

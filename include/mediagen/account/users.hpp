@@ -11,6 +11,14 @@
 
 namespace mediagen::account {
 
+// The plan of the live subscription, as GET /user shows it.
+struct LivePlan {
+  std::int64_t subscription_id = 0;
+  std::string code;
+  std::string name;
+  TimePoint expires_at;
+};
+
 struct Profile {
   UserId id;
   std::string email;
@@ -21,6 +29,7 @@ struct Profile {
   TimePoint updated_at;
   MinorUnits balance;
   CurrencyAsset asset;
+  std::optional<LivePlan> plan;  // none without a live subscription
 };
 
 struct NewUser {

@@ -71,6 +71,9 @@ struct Route {
   // The query is a signed token the handler verifies as a whole (a download link): any change to
   // it is a bad signature (403), so the query text check does not answer for it.
   bool signed_query = false;
+  // Another method on this path answers as an unknown path (404 endpoint_not_found) rather than
+  // 405: what a key must never do there (buy a subscription, change the profile) does not exist.
+  bool other_methods_unknown = false;
   Handler handler;
   std::size_t metrics_index = 0;  // set by the router
 };

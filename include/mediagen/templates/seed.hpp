@@ -33,6 +33,8 @@ struct SeedService {
 
 // The demo catalogue as data.
 const std::vector<SeedService>& demo_services();
+// A demo service's name in Russian (GET /usage names services in the caller's locale).
+std::string_view russian_service_name(std::string_view key);
 
 struct LanguageRow {
   const char* code;
