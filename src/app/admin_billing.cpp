@@ -134,8 +134,7 @@ int admin_subscription_cancel(const Config& config, std::int64_t user) {
   Database database(config);
   try {
     const auto c = billing::cancel_subscription(database.db(), UserId{user});
-    print({{"id", c.subscription_id}, {"user", user}, {"plan", c.plan}, {"cancelled", true},
-           {"lapsed_tokens", c.lapsed_tokens}});
+    print({{"id", c.subscription_id}, {"user", user}, {"plan", c.plan}, {"lapsed_tokens", c.lapsed_tokens}});
   } catch (const std::invalid_argument& e) {
     return fail(e.what());
   }

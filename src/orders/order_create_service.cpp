@@ -59,11 +59,18 @@ std::uint32_t random_seed() {
   return seed;
 }
 
+// `slots` is what the plan's slots will be with this order (the X-Concurrency-* headers).
 std::optional<ApiError> plan_limits_refusal(db::Db& db, db::Tx& tx, UserId user, const CreateContext& ctx,
-                                            const std::string& service, std::int64_t tokens) {
+                                            const std::string& service, std::int64_t tokens,
+                                            std::optional<SlotUse>& slots) {
   if (!ctx.slots && !ctx.usage_limit) return std::nullopt;
   const std::int64_t active = lock_user_and_count_active(db, tx, user);
-  if (ctx.slots && active >= *ctx.slots) return ApiError::refused(Reason::concurrency_limit_exceeded);
+  if (ctx.slots) slots = SlotUse{.limit = *ctx.slots, .current = active + 1};
+  if (ctx.slots && active >= *ctx.slots) {
+    ApiError e = ApiError::refused(Reason::concurrency_limit_exceeded);
+    e.headers = {{"X-Concurrency-Limit", std::to_string(*ctx.slots)}, {"X-Concurrency-Current", std::to_string(active)}};
+    return e;
+  }
   if (ctx.usage_limit && service_usage_since(db, tx, user, service, ctx.period_start_us) + tokens > *ctx.usage_limit) {
     return ApiError::refused(Reason::limit_exceeded);
   }
@@ -120,7 +127,8 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
 
     // 429: the plan's slots and its ceiling on the service (counted under the user's lock, so
     // racing creates see each other), then the key's token pool.
-    if (auto refusal = plan_limits_refusal(db, tx, user, ctx, order.service_key, tokens)) return *refusal;
+    std::optional<SlotUse> slots;
+    if (auto refusal = plan_limits_refusal(db, tx, user, ctx, order.service_key, tokens, slots)) return *refusal;
     if (auto refusal = key_tokens.take(db, tx, tokens)) return *refusal;
 
     // 402: the quota first where the plan entitles the service, the rest from the balance where
@@ -162,7 +170,8 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
     o.tokens_from_payg = price.from_payg;
     o.retry_of = order.retry_of;
     o.created_at = o.updated_at = created_at;
-    OperationReply answer{.outcome = Outcome::work_queued, .message = "orders.created", .data_json = order_json(o, caller.tz)};
+    OperationReply answer{.outcome = Outcome::work_queued, .message = "orders.created", .data_json = order_json(o, caller.tz),
+                          .slots = slots};
     if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
     return answer;
   }, kept);

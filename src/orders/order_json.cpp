@@ -42,6 +42,7 @@ void write_order(JsonWriter& out, const Order& order, const TimeZone& tz, WithIt
   out.field("created_at", std::string_view(tz.format(order.created_at)));
   out.field("updated_at", std::string_view(tz.format(order.updated_at)));
   if (with_items == WithItems::yes) {
+    out.field("queue_position", order.queue_position);
     out.key("items").begin_array();
     for (const auto& item : order.items) write_item(out, item, tz);
     out.end_array();

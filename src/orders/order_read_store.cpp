@@ -29,6 +29,16 @@ const db::Statement kOwnOrderWithItems{
     " LEFT JOIN LATERAL (SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE order_id = $1::uuid) i ON true"
     " ORDER BY 25, 40, 28, 22"};
 
+// Orders whose waiting chunks the workers take before this order's first waiting one (they
+// claim by queued_at); NULL when none of its chunks waits. The order_items_queue index holds
+// only waiting rows.
+const db::Statement kQueuePosition{
+    "orders_queue_position",
+    "SELECT (SELECT count(DISTINCT q.order_id) FROM order_items q WHERE q.status = 'pending' AND q.queued_at < x.first"
+    "  AND q.order_id <> $1::uuid) + 1"
+    " FROM (SELECT min(queued_at) AS first FROM order_items WHERE order_id = $1::uuid AND status = 'pending') x"
+    " WHERE x.first IS NOT NULL"};
+
 // The order_items_order index serves this scan and its order.
 const db::Statement kItems{"orders_read_items",
                            "SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE order_id = $1::uuid"
@@ -162,6 +172,10 @@ Result<Order> find_own_order(db::Db& db, UserId user, std::string_view order_id,
         if (!r[kOrderColumns].is_null()) found.items.push_back(item_from_row(r.slice(kOrderColumns, kOrderColumns + kItemColumns)));
       }
       apply_item_flags(found, found.items);
+      if (found.status == OrderStatus::created || found.status == OrderStatus::pending) {
+        const auto position = db.exec(tx, kQueuePosition, std::string(order_id));
+        if (!position.empty()) found.queue_position = position[0][0].as<std::int64_t>();
+      }
       return found;
     }
     auto found = load_order(db, tx, order_id, /*with_items=*/false);

@@ -61,6 +61,10 @@ http::Reply to_reply(const OperationReply& r) {
   const int status = r.outcome == Outcome::work_queued ? 201 : 200;
   http::Reply reply{.status = status, .message = Message{r.message}, .data_json = r.data_json};
   if (r.replayed) reply.headers.emplace_back("Idempotent-Replayed", "true");
+  if (r.slots) {
+    reply.headers.emplace_back("X-Concurrency-Limit", std::to_string(r.slots->limit));
+    reply.headers.emplace_back("X-Concurrency-Current", std::to_string(r.slots->current));
+  }
   return reply;
 }
 

@@ -239,7 +239,7 @@ class HttpHardeningTests(E2ETestCase):
     def test_405_with_large_declared_body_closes(self):
         with self.server.raw() as c:
             start = time.monotonic()
-            c.send(self.req("POST", "/api/user", "Content-Length: 10485760"))
+            c.send(self.req("POST", "/api/key", "Content-Length: 10485760"))
             r = c.read_response(timeout=READ + 3)
             self.assertIsNotNone(r)
             self.assertLess(time.monotonic() - start, READ)

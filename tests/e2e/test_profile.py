@@ -4,7 +4,7 @@ import unittest
 
 from harness import E2ETestCase, ISO_RE, KEY_RE, MSG_405, parse_iso
 
-PROFILE_KEYS = {"id", "email", "name", "locale", "created_at", "updated_at", "balance"}
+PROFILE_KEYS = {"id", "email", "name", "locale", "created_at", "updated_at", "balance", "plan"}
 KEY_INFO_KEYS = {"id", "user_id", "name", "prefix", "scopes", "expires_at", "created_at", "limits",
                  "ai_monthly_limit_minor"}
 
@@ -47,6 +47,7 @@ class ProfileTests(E2ETestCase):
         self.assertNotIsInstance(bal["amount_formatted"], bool)
         self.assertAlmostEqual(bal["amount_formatted"], 123.45, places=6)
         self.assertEqual(bal["currency_asset"], {"code": "USD", "precision": 2})
+        self.assertIsNone(data["plan"])  # no live subscription
         self.assertEqual(r.headers.get("x-timezone"), "UTC")
 
     def test_profile_is_own(self):
@@ -138,13 +139,20 @@ class ProfileTests(E2ETestCase):
 
     def test_405(self):
         for method in ("POST", "PUT", "PATCH", "DELETE"):
-            for path in ("/user", "/key"):
-                with self.subTest(method=method, path=path):
-                    self.assert405(self.server.api(method, path, self.key["key"]), method)
+            with self.subTest(method=method):
+                self.assert405(self.server.api(method, "/key", self.key["key"]), method)
+
+    def test_the_profile_cannot_be_changed_so_other_methods_are_unknown_paths(self):
+        # Spec 1: a key cannot change the profile; that route does not exist (404, not 405).
+        for method in ("POST", "PUT", "PATCH", "DELETE"):
+            with self.subTest(method=method):
+                r = self.server.api(method, "/user", self.key["key"])
+                self.assertEqual((r.status, r.body.get("reason")), (404, "endpoint_not_found"), r)
+                self.assertNotIn("allow", r.headers)
 
     def test_405_before_auth(self):
-        self.assert405(self.server.api("POST", "/user"), "POST")
-        self.assert405(self.server.api("DELETE", "/user", "mg_invalid"), "DELETE")
+        self.assert405(self.server.api("POST", "/key"), "POST")
+        self.assert405(self.server.api("DELETE", "/key", "mg_invalid"), "DELETE")
 
     def test_405_on_public_healthz(self):
         self.assert405(self.server.request("POST", "/healthz"), "POST")

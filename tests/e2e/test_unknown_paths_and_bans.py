@@ -123,7 +123,7 @@ class UnknownPathAndBanStateTests(E2ETestCase, BanAssertions):
     def test_405_is_not_a_miss(self):
         ip = fresh_ip()
         for _ in range(6):
-            self.assertEqual(self.server.api("POST", "/user", ip=ip).status, 405)
+            self.assertEqual(self.server.api("POST", "/key", ip=ip).status, 405)
         self.assertSuccess(self.server.api("GET", "/user", self.key["key"], ip=ip))
 
     def test_401_403_are_not_misses(self):

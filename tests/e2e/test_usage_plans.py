@@ -212,6 +212,41 @@ class UsageTests(OrderFixtures, E2ETestCase):
         self.assertEqual(order["tokens_from_quota"], 0)
         self.assertGreater(order["price_units"], 0)
 
+    # -- beyond the spec: what clients of ElevenLabs read
+
+    def test_creates_carry_the_plans_concurrency_in_headers(self):
+        _, key, _, _ = self.subscribed("provider_b", slots=2)
+        template = self.template(key, "provider_b")
+        seen = []
+        for _ in range(2):
+            r = self.create(key, template, "c" * 20)
+            self.assertEqual(r.status, 201, r)
+            seen.append((r.headers.get("x-concurrency-limit"), r.headers.get("x-concurrency-current")))
+        self.assertEqual(seen, [("2", "1"), ("2", "2")])
+        r = self.create(key, template, "c" * 20)
+        self.assertEqual((r.status, r.body.get("reason")), (429, "concurrency_limit_exceeded"), r)
+        self.assertEqual((r.headers.get("x-concurrency-limit"), r.headers.get("x-concurrency-current")), ("2", "2"))
+        # A plan without slots has no limit to tell.
+        _, free_key, _, _ = self.subscribed("provider_b", slots=0)
+        r = self.create(free_key, self.template(free_key, "provider_b"), "c" * 20)
+        self.assertEqual(r.status, 201, r)
+        self.assertNotIn("x-concurrency-limit", r.headers)
+
+    def test_a_waiting_order_shows_its_queue_position(self):
+        _, key = self.account(balance=100_000)
+        template = self.template(key, "provider_b")
+        first = self.assertSuccess(self.create(key, template, "f" * 20), 201)
+        second = self.assertSuccess(self.create(key, template, "s" * 20), 201)
+        a = self.server.api("GET", f"/orders/{first['id']}", key).body["data"]
+        b = self.server.api("GET", f"/orders/{second['id']}", key).body["data"]
+        self.assertGreaterEqual(a["queue_position"], 1)
+        self.assertEqual(b["queue_position"], a["queue_position"] + 1)
+        self.assertEqual(self.server.api("POST", f"/orders/{first['id']}/cancel", key).status, 200)
+        a = self.server.api("GET", f"/orders/{first['id']}", key).body["data"]
+        b2 = self.server.api("GET", f"/orders/{second['id']}", key).body["data"]
+        self.assertIsNone(a["queue_position"])
+        self.assertEqual(b2["queue_position"], b["queue_position"] - 1)
+
     def test_a_plan_without_the_service_leaves_its_quota_alone(self):
         user, key, _, _ = self.subscribed("provider_c")
         template = self.template(key, "provider_b")

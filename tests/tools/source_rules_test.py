@@ -53,10 +53,12 @@ def is_store(rel):
 def may_name_statuses(rel):
     # The state machine, the orders store, and the preview (whose own "processing" is not an
     # order status); voice clones have statuses of the same names, named only by their own
-    # state machine and store (and read by the templates catalogue store).
+    # state machine and store (and read by the templates catalogue store); so do subscriptions
+    # ("active", "cancelled"), named only by the usage store that derives them.
     return (rel == os.path.join("src", "orders", "order_status.cpp")
             or rel in {os.path.join("src", "voices", "clone_status.cpp"),
-                       os.path.join("src", "voices", "clone_store.cpp")}
+                       os.path.join("src", "voices", "clone_store.cpp"),
+                       os.path.join("src", "billing", "usage_store.cpp")}
             or (rel.startswith(os.path.join("src", "orders")) and is_store(rel))
             or rel in {os.path.join("src", "orders", "preview.cpp")})
 

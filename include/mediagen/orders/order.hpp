@@ -89,6 +89,9 @@ struct Order {
   TimePoint created_at;
   TimePoint updated_at;
   std::vector<Item> items;  // filled on GET /orders/{order} only
+  // GET /orders/{order} of an order with a waiting chunk: 1 when its first waiting chunk is next
+  // for the workers, n when n - 1 other orders have chunks waiting before it.
+  std::optional<std::int64_t> queue_position;
 };
 
 }  // namespace mediagen::orders

@@ -36,11 +36,18 @@ enum class Outcome : std::uint8_t {
   changed,      // state changed and nothing was queued (a cancel)
 };
 
+// The plan's concurrency slots as an answer reports them (X-Concurrency-Limit, -Current).
+struct SlotUse {
+  std::int64_t limit = 0;
+  std::int64_t current = 0;
+};
+
 struct OperationReply {
   Outcome outcome = Outcome::changed;
   const char* message = "ok";  // catalogue key of the envelope's message
   std::string data_json;
   bool replayed = false;  // answered from an earlier request with the same Idempotency-Key
+  std::optional<SlotUse> slots;  // a create under a plan with slots: its slots with this order
   // The statuses the operation changed (committed by the time the reply is returned), for the
   // realtime events; empty for a replay.
   std::vector<OrderChange> changes;
