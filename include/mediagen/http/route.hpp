@@ -71,6 +71,11 @@ struct Route {
   // The query is a signed token the handler verifies as a whole (a download link): any change to
   // it is a bad signature (403), so the query text check does not answer for it.
   bool signed_query = false;
+  // A route that exists only for some accounts (e.g. the wallet's, while switched on): asked
+  // after authentication and before the permission check. False answers exactly as an unknown
+  // path does, but without counting toward the ban ladder: the path is real, so a client that
+  // keeps asking for it is not probing. Empty: the route exists for every key.
+  std::function<boost::asio::awaitable<bool>(RequestContext&)> exists_for;
   Handler handler;
   std::size_t metrics_index = 0;  // set by the router
 };
