@@ -14,6 +14,7 @@
 #include "mediagen/auth/keys.hpp"
 #include "mediagen/billing/ledger.hpp"
 #include "mediagen/billing/subscriptions.hpp"
+#include "mediagen/billing/wallet.hpp"
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/time_zone.hpp"
@@ -146,6 +147,14 @@ int admin_user_block(const Config& config, std::int64_t user, bool blocked) {
   if (!p) return fail("no user with id " + std::to_string(user));
   publish_invalidation(config, UserId{user});
   print({{"id", p->id.value}, {"blocked", p->blocked}});
+  return 0;
+}
+
+int admin_user_wallet(const Config& config, std::int64_t user, bool on) {
+  Database database(config);
+  auto enabled = billing::set_wallet_enabled(database.db(), UserId{user}, on);
+  if (!enabled) return fail("no user with id " + std::to_string(user));
+  print({{"id", user}, {"wallet_enabled", *enabled}});
   return 0;
 }
 

@@ -31,6 +31,8 @@ int admin_user_create(const Config& config, const std::string& email, const std:
                       const std::string& locale, std::int64_t balance);
 int admin_user_balance(const Config& config, std::int64_t user, std::int64_t add);
 int admin_user_block(const Config& config, std::int64_t user, bool blocked);
+// Switches the account's wallet and ledger listings on or off.
+int admin_user_wallet(const Config& config, std::int64_t user, bool on);
 int admin_key_create(const Config& config, const KeyCreateArgs& args);
 int admin_key_disable(const Config& config, std::int64_t id);
 int admin_subscription_grant(const Config& config, std::int64_t user, const std::string& plan,

@@ -19,11 +19,12 @@ struct Command {
   std::int64_t balance = 0, user_id = 0, add = 0, key_id = 0;
   app::KeyCreateArgs key;
   std::string plan_code, sub_expires, maintenance_state;
-  std::string service_code, payg_state;
+  std::string service_code, payg_state, wallet_state;
   CLI::App* service_payg = nullptr;
   app::PlanArgs plan;
   CLI::App *plan_upsert = nullptr, *sub_cancel = nullptr;
   CLI::App *user_create = nullptr, *user_balance = nullptr, *user_block = nullptr, *user_unblock = nullptr;
+  CLI::App* user_wallet = nullptr;
   CLI::App *key_create = nullptr, *key_disable = nullptr, *sub_grant = nullptr, *maintenance = nullptr;
   bool skip_voice_features = false;
   std::string features_service;
@@ -54,6 +55,9 @@ void add_user_commands(CLI::App& admin, Command& c) {
   c.user_block->add_option("--user", c.user_id)->required();
   c.user_unblock = user->add_subcommand("unblock", "Unblock a user");
   c.user_unblock->add_option("--user", c.user_id)->required();
+  c.user_wallet = user->add_subcommand("wallet", "Switch the account's wallet and ledger listings on or off");
+  c.user_wallet->add_option("--user", c.user_id)->required();
+  c.user_wallet->add_option("state", c.wallet_state)->required()->check(CLI::IsMember({"on", "off"}));
 }
 
 void add_key_commands(CLI::App& admin, Command& c) {
@@ -141,6 +145,7 @@ int run(CLI::App& cli, Command& c, Config& config) {
   if (c.user_balance->parsed()) return app::admin_user_balance(config, c.user_id, c.add);
   if (c.user_block->parsed()) return app::admin_user_block(config, c.user_id, true);
   if (c.user_unblock->parsed()) return app::admin_user_block(config, c.user_id, false);
+  if (c.user_wallet->parsed()) return app::admin_user_wallet(config, c.user_id, c.wallet_state == "on");
   if (c.key_create->parsed()) return app::admin_key_create(config, c.key);
   if (c.key_disable->parsed()) return app::admin_key_disable(config, c.key_id);
   if (c.sub_grant->parsed()) return app::admin_subscription_grant(config, c.user_id, c.plan_code, c.sub_expires);

@@ -109,6 +109,14 @@ MissOutcome BanLadder::record_miss(Redis& redis, std::string_view ip, TimePoint 
   return out;
 }
 
+std::int64_t BanLadder::misses(Redis& redis, std::string_view ip) const {
+  auto reply = redis.command({"GET", options_.prefix + "ban:misses:" + std::string(ip)});
+  std::int64_t n = 0;
+  if (reply.type == RedisReply::Type::integer) return reply.integer;
+  if (reply.type == RedisReply::Type::string && parse_i64(reply.str, n)) return n;
+  return 0;  // none counted (the window has run out) or not a count
+}
+
 std::unordered_map<std::string, Ban> BanLadder::load_active(Redis& redis, TimePoint now) const {
   auto reply = redis.eval(kLoadScript, {options_.prefix + "bans"}, {std::to_string(unix_seconds(now))});
   std::unordered_map<std::string, Ban> out;

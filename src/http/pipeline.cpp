@@ -86,6 +86,11 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
       authenticated = std::move(slow);
     }
     if (!*authenticated) co_return fail(authenticated->error());
+    // Before the account's language is applied: an unknown path answers before the key is read.
+    if (ctx.route->exists_for && !co_await ctx.route->exists_for(ctx)) {
+      stages::NotFoundInfo info{options_.docs_url, options_.developers_url};
+      co_return fail(co_await stages::hidden_path(ctx, deps_.pool, deps_.ladder, info));
+    }
     // Without X-Locale, messages follow the account's language.
     if (!explicit_locale) ctx.locale = ctx.principal->user_locale;
     if (auto r = stages::authorize(ctx); !r) co_return fail(r.error());

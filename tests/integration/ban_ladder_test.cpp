@@ -59,6 +59,17 @@ TEST_F(BanLadderTest, CountsMissesBelowTheThresholdWithoutABan) {
   EXPECT_FALSE(second.ban.has_value());
 }
 
+TEST_F(BanLadderTest, ReadsTheMissesOfAClientWithoutAddingOne) {
+  EXPECT_EQ(ladder->misses(*redis, "198.51.100.9"), 0);
+  ladder->record_miss(*redis, "198.51.100.9", t0);
+  ladder->record_miss(*redis, "198.51.100.9", t0);
+  EXPECT_EQ(ladder->misses(*redis, "198.51.100.9"), 2);
+  EXPECT_EQ(ladder->misses(*redis, "198.51.100.9"), 2);
+  EXPECT_EQ(ladder->misses(*redis, "198.51.100.10"), 0);
+  // Reading never starts a ban: the next miss is the third, which does.
+  EXPECT_TRUE(ladder->record_miss(*redis, "198.51.100.9", t0).ban.has_value());
+}
+
 TEST_F(BanLadderTest, ClimbsTheWholeLadderAndStaysOnItsLastRung) {
   const std::string ip = "198.51.100.2";
   TimePoint now = t0;

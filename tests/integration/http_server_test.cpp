@@ -171,6 +171,10 @@ class HttpServerTest : public MigratedTest {
       router.add_api(key_route("/orders-only", http::Access::scope, auth::Scope::orders_write));
       router.add_api(key_route("/any-key", http::Access::any_key, auth::Scope::profile_read));
       router.add_api(key_route("/reseller-only", http::Access::scope, auth::Scope::reseller_read));
+      // A route that exists for no account (as the wallet's while switched off).
+      http::Route hidden = key_route("/hidden", http::Access::scope, auth::Scope::reseller_read);
+      hidden.exists_for = [](http::RequestContext&) -> asio::awaitable<bool> { co_return false; };
+      router.add_api(std::move(hidden));
     });
     port = server->port();
   }
@@ -413,6 +417,25 @@ TEST_F(HttpServerTest, Answers404ForAnUnknownPathAndCountsAMiss) {
   EXPECT_NE(b["ban_warning"].get<std::string>().find("4 of 5"), std::string::npos) << b["ban_warning"];
   cache::Redis redis({.url = redis_url});
   EXPECT_EQ(redis.command({"GET", prefix + "ban:misses:127.0.0.1"}).str, "1");
+}
+
+TEST_F(HttpServerTest, AnswersARouteThatDoesNotExistForTheAccountAsAnUnknownPathWithoutCountingIt) {
+  const auto key = create_key("read_only");  // without the route's scope: still a 404, not a 403
+  cache::Redis redis({.url = redis_url});
+  Client c(port);
+  const json unknown = json::parse(c.send(with_key(get("/api/nope"), key)).body());
+  for (int i = 0; i < 8; ++i) {  // beyond the threshold of 5
+    const Reply r = c.send(with_key(get("/api/hidden?page=1"), key));
+    EXPECT_EQ(r.result_int(), 404);
+    json b = json::parse(r.body());
+    EXPECT_EQ(b["path"], "/api/hidden");
+    b["path"] = unknown["path"];
+    EXPECT_EQ(b, unknown) << "the same body as an unknown path, the misses left included";
+  }
+  EXPECT_EQ(redis.command({"GET", prefix + "ban:misses:127.0.0.1"}).str, "1");
+  EXPECT_EQ(c.send(with_key(get("/api/whoami"), key)).result_int(), 200) << "not banned";
+  // Without a key, the key check answers first, as on any real route.
+  EXPECT_EQ(c.send(get("/api/hidden")).result_int(), 401);
 }
 
 TEST_F(HttpServerTest, BansAfterTheThresholdAndRefusesEveryPathWhileBanned) {

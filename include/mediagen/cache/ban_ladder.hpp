@@ -57,6 +57,8 @@ class BanLadder {
 
   // Counts one miss; when it reaches the threshold, records and publishes the next ban.
   MissOutcome record_miss(Redis& redis, std::string_view ip, TimePoint now) const;
+  // The misses counted in the client's current window, without adding one.
+  std::int64_t misses(Redis& redis, std::string_view ip) const;
   // All bans still active (expired ones are pruned from Redis on the way).
   std::unordered_map<std::string, Ban> load_active(Redis& redis, TimePoint now) const;
   // Parses a published event "<ip> <until unix seconds> <step>"; nullopt when malformed.

@@ -5,6 +5,8 @@
 //   2 route_match  404 endpoint_not_found (+ a miss on the ban ladder) | 405 with Allow
 //   3 body_size    declared body over the route's cap -> 413 before the body is read
 //   4 authenticate X-API-KEY only; key cache, PostgreSQL on a miss -> 401
+//     exists_for   a route that exists only for some accounts -> the 404 of an unknown path
+//                  (not counted toward the ban ladder)
 //   5 authorize    the route's permission -> 403, before any logic
 //   6 rate_limit   the key's request windows, one Redis round trip -> 429
 //   7 body         read the body, parse JSON -> 413 / 422

@@ -74,6 +74,11 @@ struct Route {
   // Another method on this path answers as an unknown path (404 endpoint_not_found) rather than
   // 405: what a key must never do there (buy a subscription, change the profile) does not exist.
   bool other_methods_unknown = false;
+  // A route that exists only for some accounts (e.g. the wallet's, while switched on): asked
+  // after authentication and before the permission check. False answers exactly as an unknown
+  // path does, but without counting toward the ban ladder: the path is real, so a client that
+  // keeps asking for it is not probing. Empty: the route exists for every key.
+  std::function<boost::asio::awaitable<bool>(RequestContext&)> exists_for;
   Handler handler;
   std::size_t metrics_index = 0;  // set by the router
 };

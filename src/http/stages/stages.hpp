@@ -41,6 +41,10 @@ struct NotFoundInfo {
 bool match_route(RequestContext& ctx, const Router& router, std::optional<ApiError>& refusal);
 awaitable<ApiError> unknown_path(RequestContext& ctx, db::BlockingPool& pool, cache::BanList& bans,
                                  const cache::BanLadder& ladder, TimePoint now, const NotFoundInfo& info);
+// The same answer for a real path that does not exist for this account (Route::exists_for): the
+// misses already counted for the client are read, not added to.
+awaitable<ApiError> hidden_path(RequestContext& ctx, db::BlockingPool& pool, const cache::BanLadder& ladder,
+                                const NotFoundInfo& info);
 
 Result<void> check_body_size(const RequestContext& ctx, const Exchange& exchange);
 
