@@ -1,5 +1,6 @@
 // Order creation (spec 4.1.1) and the transaction it shares with order retry. The checks run in
-// the spec's order - template access (403), token quota (429), billing (402), maintenance (503),
+// the spec's order - template access (403), policy cooldown, concurrency and token quota (429),
+// billing (402), maintenance (503),
 // request shape (422) - and the order, its chunks, the lock of its estimate and the
 // Idempotency-Key answer commit together in one transaction, or nothing does. The SQL is in
 // order_write_store.cpp.
@@ -23,6 +24,8 @@
 #include "order_pricing.hpp"
 #include "order_request.hpp"
 #include "order_write_store.hpp"
+#include "mediagen/orders/policy_cooldown.hpp"
+#include "policy_cooldown_store.hpp"
 #include "mediagen/storage/object_store.hpp"
 #include "voice_search_order.hpp"
 #include "mediagen/orders/text_rules.hpp"
@@ -107,7 +110,8 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
     }
     const CreateContext ctx = read_create_context(db, tx, user);
 
-    // 429: concurrency slots of the plan, then the key's token pool.
+    // 429: the policy cooldown, concurrency slots of the plan, then the key's token pool.
+    if (auto refusal = policy_cooldown_refusal(read_blocked_until(db, tx, user), caller.now())) return *refusal;
     if (ctx.slots && lock_user_and_count_active(db, tx, user) >= *ctx.slots) {
       return ApiError::refused(Reason::concurrency_limit_exceeded);
     }
