@@ -71,6 +71,18 @@ workers::ContentRules content_rules(const Config& config) {
   return {.policy_terms = config.content_policy, .fail_marker = config.engine_fail_marker};
 }
 
+namespace {
+
+// The ladder only: the composition root adds its clock.
+orders::PolicyCooldown policy_cooldown(const Config& config) {
+  orders::PolicyCooldown cooldown;
+  cooldown.ladder.clear();
+  for (const auto seconds : config.policy_cooldown_seconds) cooldown.ladder.emplace_back(seconds);
+  return cooldown;
+}
+
+}  // namespace
+
 workers::WorkerPoolOptions worker_options(const Config& config) {
   return {.workers = config.workers,
           .lease = std::chrono::seconds(config.lease_seconds),
@@ -81,6 +93,7 @@ workers::WorkerPoolOptions worker_options(const Config& config) {
           .retention = std::chrono::seconds(config.retention_seconds),
           .compensate_after = std::chrono::seconds(config.compensate_after_seconds),
           .content = content_rules(config),
+          .cooldown = policy_cooldown(config),
           .engine_delay = std::chrono::milliseconds(config.engine_delay_ms),
           .db_limits = connect_limits(config)};
 }

@@ -65,11 +65,18 @@ Endpoint parse_endpoint(const std::string& text) {
   return e;
 }
 
-static std::vector<std::int64_t> parse_ladder(const std::string& text) {
+// Comma-separated durations in seconds, each 1 s .. 1 year, at least one.
+static std::vector<std::int64_t> parse_ladder(const char* name, const std::string& text) {
   std::vector<std::int64_t> ladder;
-  for (const auto& item : split(text, ',')) ladder.push_back(parse_int("MEDIAGEN_BAN_LADDER_SECONDS", item, 1, 86400 * 365));
-  if (ladder.empty()) throw std::invalid_argument("MEDIAGEN_BAN_LADDER_SECONDS: empty ladder");
+  for (const auto& item : split(text, ',')) ladder.push_back(parse_int(name, item, 1, 86400 * 365));
+  if (ladder.empty()) throw std::invalid_argument(std::string(name) + ": empty ladder");
   return ladder;
+}
+
+// "0" alone turns the policy cooldown off (empty); a zero on a ladder is refused like any bad step.
+static std::vector<std::int64_t> parse_cooldown_ladder(const std::string& text) {
+  if (split(text, ',') == std::vector<std::string>{"0"}) return {};
+  return parse_ladder("MEDIAGEN_POLICY_COOLDOWN_SECONDS", text);
 }
 
 Config Config::from_env(const std::function<std::optional<std::string>(const char*)>& getenv) {
@@ -138,7 +145,8 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   num("MEDIAGEN_WS_MAX_CONNECTIONS", c.ws_max_connections, 1, 10000000);
   num("MEDIAGEN_WS_MAX_MESSAGE_BYTES", c.ws_max_message_bytes, 1024, 1024 * 1024);
   num("MEDIAGEN_WS_MAX_SUBSCRIPTIONS", c.ws_max_subscriptions, 1, 10000);
-  if (auto v = getenv("MEDIAGEN_BAN_LADDER_SECONDS")) c.ban_ladder_seconds = parse_ladder(*v);
+  if (auto v = getenv("MEDIAGEN_BAN_LADDER_SECONDS")) c.ban_ladder_seconds = parse_ladder("MEDIAGEN_BAN_LADDER_SECONDS", *v);
+  if (auto v = getenv("MEDIAGEN_POLICY_COOLDOWN_SECONDS")) c.policy_cooldown_seconds = parse_cooldown_ladder(*v);
   if (auto v = getenv("MEDIAGEN_TRUSTED_PROXIES")) c.trusted_proxies = split(*v, ',');
   if (c.redis_url.rfind("redis://", 0) != 0) {
     throw std::invalid_argument("MEDIAGEN_REDIS_URL: expected redis://[:password@]host[:port][/db], got '" +

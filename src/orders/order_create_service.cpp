@@ -1,5 +1,6 @@
 // Order creation (spec 4.1.1) and the transaction it shares with order retry. The checks run in
-// the spec's order - template access (403), token quota (429), billing (402), maintenance (503),
+// the spec's order - template access (403), policy cooldown, concurrency and token quota (429),
+// billing (402), maintenance (503),
 // request shape (422) - and the order, its chunks, the lock of its estimate and the
 // Idempotency-Key answer commit together in one transaction, or nothing does. The SQL is in
 // order_write_store.cpp.
@@ -23,6 +24,8 @@
 #include "order_pricing.hpp"
 #include "order_request.hpp"
 #include "order_write_store.hpp"
+#include "mediagen/orders/policy_cooldown.hpp"
+#include "policy_cooldown_store.hpp"
 #include "mediagen/storage/object_store.hpp"
 #include "voice_search_order.hpp"
 #include "mediagen/orders/text_rules.hpp"
@@ -125,8 +128,9 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
     }
     const CreateContext ctx = read_create_context(db, tx, user, order.service_key);
 
-    // 429: the plan's slots and its ceiling on the service (counted under the user's lock, so
-    // racing creates see each other), then the key's token pool.
+    // 429: the policy cooldown, the plan's slots and its ceiling on the service (counted under
+    // the user's lock, so racing creates see each other), then the key's token pool.
+    if (auto refusal = policy_cooldown_refusal(read_blocked_until(db, tx, user), caller.now())) return *refusal;
     std::optional<SlotUse> slots;
     if (auto refusal = plan_limits_refusal(db, tx, user, ctx, order.service_key, tokens, slots)) return *refusal;
     if (auto refusal = key_tokens.take(db, tx, tokens)) return *refusal;

@@ -38,8 +38,8 @@ void use_speech_setup(NewOrder& order, const templates::SpeechSetup& setup);
 // the seconds it makes (generative.hpp). False when the service is not offered.
 bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_ok, NewOrder& order);
 
-// In one transaction, in the spec's order: Idempotency-Key claim, concurrency slots and the
-// key's token limits (429), quota then balance (402), maintenance (503), then `shape` (a 422
+// In one transaction, in the spec's order: Idempotency-Key claim, the policy cooldown,
+// concurrency slots and the key's token limits (429), quota then balance (402), maintenance (503), then `shape` (a 422
 // found while reading the request), and only then the inserts. Any refusal rolls everything
 // back. `idempotency_scope` names the operation the key belongs to.
 Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,

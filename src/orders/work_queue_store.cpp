@@ -123,8 +123,7 @@ SweepReport WorkQueue::release_expired_leases(int batch) {
     const auto token = row[1].as<std::string>();
     if (row[2].as<int>() >= kMaxClaims) {
       auto settled = db::transact(db_, [&](db::Tx& tx) {
-        return detail::fail_item(db_, tx, item, token, FailureKind::technical, "lease_expired", true,
-                                 options_.stitch_lease);
+        return detail::fail_item(db_, tx, item, token, FailureKind::technical, "lease_expired", true, options_);
       });
       if (!settled.applied) continue;
       ++report.failed;

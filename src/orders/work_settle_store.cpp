@@ -6,6 +6,7 @@
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/orders/order_money.hpp"
 #include "mediagen/orders/work_queue.hpp"
+#include "policy_streak.hpp"
 #include "work_store.hpp"
 
 namespace mediagen::orders {
@@ -63,7 +64,8 @@ const db::Statement kFinishStitch{
     "  terminal_at = COALESCE(o.terminal_at, now()), updated_at = now()"
     " FROM (SELECT id, status FROM orders WHERE id = $1::uuid FOR UPDATE) prev"
     " WHERE o.id = prev.id AND o.stitch_token = $2::uuid AND prev.status NOT IN ('failed', 'compensated', 'cancelled')"
-    " RETURNING o.user_id, o.asset_id, o.status, (SELECT id FROM currency_assets WHERE kind = 'tokens')"};
+    " RETURNING o.user_id, o.asset_id, o.status, (SELECT id FROM currency_assets WHERE kind = 'tokens'),"
+    "  prev.status NOT IN ('completed', 'result_delivered') AND o.policy_flagged_at IS NULL"};
 
 struct LockedOrder {
   OrderAccounts accounts;
@@ -125,7 +127,7 @@ std::string json_array(const std::vector<std::string>& items) { return to_json_t
 namespace detail {
 
 Settled fail_item(db::Db& db, db::Tx& tx, std::string_view item_id, std::string_view token, FailureKind kind,
-                  std::string_view reason, bool only_if_expired, std::chrono::milliseconds stitch_lease) {
+                  std::string_view reason, bool only_if_expired, const QueueOptions& options) {
   Settled out;
   const ItemStatus status = kind == FailureKind::policy ? ItemStatus::policy_flagged : ItemStatus::failed;
   auto rows = db.exec(tx, kFailItem, std::string(item_id), std::string(token), std::string(to_string(status)),
@@ -138,7 +140,8 @@ Settled fail_item(db::Db& db, db::Tx& tx, std::string_view item_id, std::string_
   const auto o = lock_order(db, tx, order_id);
   refund_item(db, tx, o.accounts, item_id,
                       {.quota_tokens = rows[0][2].as<std::int64_t>(), .minor = rows[0][1].as<std::int64_t>()});
-  settle_order(db, tx, o, false, stitch_lease, out);
+  settle_order(db, tx, o, false, options.stitch_lease, out);
+  if (kind == FailureKind::policy) note_policy_block(db, tx, o.accounts.user, order_id, options.cooldown);
   return out;
 }
 
@@ -165,7 +168,7 @@ Settled WorkQueue::complete(std::string_view item_id, std::string_view token, co
 Settled WorkQueue::fail(std::string_view item_id, std::string_view token, FailureKind kind, std::string_view reason) {
   if (!is_uuid(item_id) || !is_uuid(token)) return {};
   return db::transact(db_, [&](db::Tx& tx) {
-    return detail::fail_item(db_, tx, item_id, token, kind, reason, false, options_.stitch_lease);
+    return detail::fail_item(db_, tx, item_id, token, kind, reason, false, options_);
   });
 }
 
@@ -182,6 +185,8 @@ bool WorkQueue::finish_stitch(const StitchJob& job, const StitchedResult& result
                                  .tokens = AssetId{rows[0][3].as<std::int64_t>()}};
     // A second stitch of a finished order (after a regeneration) releases under its own reference.
     release_order(db_, tx, accounts, job.order_id + ":" + job.token);
+    // A first completion with nothing flagged; a re-stitch after a regeneration is not a new one.
+    if (rows[0][4].as<bool>()) note_clean_completion(db_, tx, accounts.user);
     if (changes) {
       const auto status = *order_status_from_string(rows[0][2].as<std::string>());
       changes->push_back({OrderChange::Subject::order, job.order_id, job.order_id, to_string(status)});

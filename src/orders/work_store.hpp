@@ -46,6 +46,6 @@ inline const db::Statement kLockLockedItems{
 // Item -> failed/policy_flagged under the lease token (and, for the sweeper, only while the lease
 // is expired), surcharge returned, order settled. applied=false when the fence did not hold.
 Settled fail_item(db::Db& db, db::Tx& tx, std::string_view item_id, std::string_view token, FailureKind kind,
-                  std::string_view reason, bool only_if_expired, std::chrono::milliseconds stitch_lease);
+                  std::string_view reason, bool only_if_expired, const QueueOptions& options);
 
 }  // namespace mediagen::orders::detail

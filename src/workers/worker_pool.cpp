@@ -106,7 +106,7 @@ namespace {
 using State = detail::PoolState;
 
 orders::QueueOptions queue_options(const WorkerPoolOptions& o) {
-  return {.stitch_lease = o.stitch_lease, .stitch_retry_delay = o.stitch_retry_delay};
+  return {.stitch_lease = o.stitch_lease, .stitch_retry_delay = o.stitch_retry_delay, .cooldown = o.cooldown};
 }
 
 // The safety net for a wake-up lost on its way: idle workers look at the queue every

@@ -118,6 +118,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
         "MEDIAGEN_LEASE_SECONDS": "2",
         "MEDIAGEN_ENGINE_FAIL_MARKER": MARKER,
         "MEDIAGEN_CONTENT_POLICY": BANNED,
+        # The reference model has no policy cooldown (test_policy_cooldown.py tests it): off here.
+        "MEDIAGEN_POLICY_COOLDOWN_SECONDS": "0",
     }
 
     @classmethod

@@ -40,6 +40,9 @@ struct Config {
   // Content policy: chunks containing one of these terms (case-insensitive, whole words) are
   // refused as policy_flagged without being synthesised.
   std::vector<std::string> content_policy;
+  // After five consecutive policy-blocked orders, creation pauses this long: the first time the
+  // first value, then the next, staying at the last (spec 8.1). Empty ("0"): no cooldown.
+  std::vector<std::int64_t> policy_cooldown_seconds{300, 600, 900};
   // Operator drills: chunks containing this marker fail as a technical error, and every chunk
   // takes this much longer. Empty / 0 in normal operation.
   std::string engine_fail_marker;

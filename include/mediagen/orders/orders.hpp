@@ -5,6 +5,7 @@
 // nothing. All functions run blocking SQL (call them on the blocking pool).
 //
 // Replies carry the response data already rendered (JSON) in the caller's time zone.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -16,6 +17,7 @@
 
 #include "mediagen/access/principal.hpp"
 #include "mediagen/core/api_error.hpp"
+#include "mediagen/core/clock.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/db.hpp"
 #include "mediagen/orders/order_events.hpp"
@@ -62,6 +64,9 @@ struct Caller {
   const auth::Principal& principal;
   TimeZone tz;
   ContentPolicy blocked;  // may be empty: nothing is blocked up front
+  const Clock* clock = nullptr;  // what decides the policy cooldown; null: the system clock
+
+  TimePoint now() const { return clock ? clock->now() : std::chrono::system_clock::now(); }
 };
 
 // An Idempotency-Key header with the hash of the request it came with.

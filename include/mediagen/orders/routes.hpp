@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mediagen/core/clock.hpp"
 #include "mediagen/core/ids.hpp"
 #include "mediagen/orders/order_events.hpp"
 
@@ -54,6 +55,9 @@ struct OrderWriteOptions {
   // Where a voice_search order's upload is kept (under the order, removed with its files at
   // retention); not owned. Without it a voice search is refused as unavailable.
   storage::ObjectStore* uploads = nullptr;
+  // The time the policy cooldown is judged by (POST /orders, order retry); null: the system
+  // clock. Not owned.
+  const Clock* clock = nullptr;
 };
 
 // POST /orders, POST /orders/{order}/cancel, POST /orders/{order}/retry, and the item actions

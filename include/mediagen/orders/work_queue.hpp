@@ -35,6 +35,7 @@
 #include "mediagen/core/ids.hpp"
 #include "mediagen/db/db.hpp"
 #include "mediagen/orders/order_change.hpp"
+#include "mediagen/orders/policy_cooldown.hpp"
 
 namespace mediagen::orders {
 
@@ -119,6 +120,8 @@ struct QueueOptions {
   // How long after a failed attempt the stitch is handed out again (a store that was briefly
   // unreachable gets time to come back).
   std::chrono::milliseconds stitch_retry_delay{std::chrono::seconds(10)};
+  // What a policy-blocked order adds to its user's streak, and what a cooldown lasts (fail()).
+  PolicyCooldown cooldown;
 };
 
 enum class StitchFailed {
@@ -143,7 +146,8 @@ class WorkQueue {
   Settled complete(std::string_view item_id, std::string_view token, const ChunkOutput& output);
 
   // Item -> failed (technical) or policy_flagged (policy) with `reason`; a retry's surcharge is
-  // returned; the base lock stays for the next free retry. Then the order is settled.
+  // returned; the base lock stays for the next free retry. Then the order is settled. The
+  // order's first policy_flagged record counts it toward its user's policy cooldown.
   Settled fail(std::string_view item_id, std::string_view token, FailureKind kind, std::string_view reason);
 
   // The sweeper: chunks whose lease ran out go back to the queue (or fail "lease_expired" once
@@ -159,7 +163,8 @@ class WorkQueue {
   StitchInputs stitch_inputs(std::string_view order_id);
 
   // The order -> completed (result_delivered stays), result paths and duration recorded, the stitch
-  // lease cleared, and whatever is left in its escrow released ("order_release"). False when
+  // lease cleared, and whatever is left in its escrow released ("order_release"). Its first
+  // completion with no policy-flagged record resets its user's policy streak. False when
   // the token no longer holds the stitch (another stitcher took over, or the order was cancelled).
   bool finish_stitch(const StitchJob& job, const StitchedResult& result, std::vector<OrderChange>* changes = nullptr);
 

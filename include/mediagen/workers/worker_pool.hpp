@@ -22,6 +22,7 @@
 
 #include "mediagen/core/counters.hpp"
 #include "mediagen/db/connection.hpp"
+#include "mediagen/orders/policy_cooldown.hpp"
 #include "mediagen/workers/content_check.hpp"
 
 namespace mediagen::storage {
@@ -54,6 +55,7 @@ struct WorkerPoolOptions {
   std::chrono::seconds retention{std::chrono::hours(24 * 7)};
   std::chrono::seconds compensate_after{std::chrono::hours(24 * 3)};
   ContentRules content;                      // policy terms and the fault-drill marker
+  orders::PolicyCooldown cooldown;           // what a policy-flagged order adds to its user's streak
   std::chrono::milliseconds engine_delay{0};  // crash drills: a pause before each chunk's engine call
   std::string speech_engine = "espeak";      // the orders.engine_request "engine" the source serves
   // Sound-effect and music engines by their orders.engine_request "engine" name; not owned (they

@@ -42,6 +42,7 @@ TEST(Config, UsesTheDocumentedDefaults) {
   EXPECT_EQ(c.db_pool_size, 8);
   EXPECT_EQ(c.key_cache_ttl_seconds, 3600);
   EXPECT_EQ(c.ban_ladder_seconds, (std::vector<std::int64_t>{300, 600, 1800, 3600, 86400}));
+  EXPECT_EQ(c.policy_cooldown_seconds, (std::vector<std::int64_t>{300, 600, 900}));
   EXPECT_EQ(c.ban_threshold, 20);
   EXPECT_EQ(c.ban_window_seconds, 600);
   EXPECT_TRUE(c.trusted_proxies.empty());
@@ -67,6 +68,7 @@ TEST(Config, ReadsEveryDocumentedOverride) {
       {"MEDIAGEN_DB_POOL_SIZE", "16"},
       {"MEDIAGEN_KEY_CACHE_TTL_SECONDS", "0"},
       {"MEDIAGEN_BAN_LADDER_SECONDS", "1, 2,3"},
+      {"MEDIAGEN_POLICY_COOLDOWN_SECONDS", "3, 6,9"},
       {"MEDIAGEN_BAN_THRESHOLD", "3"},
       {"MEDIAGEN_BAN_WINDOW_SECONDS", "30"},
       {"MEDIAGEN_TRUSTED_PROXIES", "10.0.0.1, 10.0.0.2,"},
@@ -90,6 +92,7 @@ TEST(Config, ReadsEveryDocumentedOverride) {
   EXPECT_EQ(c.db_pool_size, 16);
   EXPECT_EQ(c.key_cache_ttl_seconds, 0);
   EXPECT_EQ(c.ban_ladder_seconds, (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_EQ(c.policy_cooldown_seconds, (std::vector<std::int64_t>{3, 6, 9}));
   EXPECT_EQ(c.ban_threshold, 3);
   EXPECT_EQ(c.ban_window_seconds, 30);
   EXPECT_EQ(c.trusted_proxies, (std::vector<std::string>{"10.0.0.1", "10.0.0.2"}));
@@ -148,6 +151,19 @@ TEST(Config, NamesTheVariableOfAnInvalidBanLadder) {
   EXPECT_THAT(refusal({{"MEDIAGEN_BAN_LADDER_SECONDS", "300,0"}}), HasSubstr("MEDIAGEN_BAN_LADDER_SECONDS"));
   EXPECT_THAT(refusal({{"MEDIAGEN_BAN_LADDER_SECONDS", ""}}), HasSubstr("MEDIAGEN_BAN_LADDER_SECONDS"));
   EXPECT_THAT(refusal({{"MEDIAGEN_BAN_LADDER_SECONDS", ",,"}}), HasSubstr("MEDIAGEN_BAN_LADDER_SECONDS"));
+}
+
+TEST(Config, NamesTheVariableOfAnInvalidPolicyCooldownLadder) {
+  for (const char* bad : {"300,x", "300,0", "-5", "", ",,", "31536001"}) {
+    EXPECT_THAT(refusal({{"MEDIAGEN_POLICY_COOLDOWN_SECONDS", bad}}), HasSubstr("MEDIAGEN_POLICY_COOLDOWN_SECONDS"))
+        << bad;
+  }
+}
+
+TEST(Config, AZeroPolicyCooldownTurnsItOff) {
+  EXPECT_TRUE(from({{"MEDIAGEN_POLICY_COOLDOWN_SECONDS", "0"}}).policy_cooldown_seconds.empty());
+  EXPECT_TRUE(from({{"MEDIAGEN_POLICY_COOLDOWN_SECONDS", " 0 "}}).policy_cooldown_seconds.empty());
+  EXPECT_THAT(refusal({{"MEDIAGEN_POLICY_COOLDOWN_SECONDS", "0,300"}}), HasSubstr("MEDIAGEN_POLICY_COOLDOWN_SECONDS"));
 }
 
 TEST(Config, QuotesTheRefusedValue) {
