@@ -185,6 +185,22 @@ class UsageTests(OrderFixtures, E2ETestCase):
         self.assertEqual(sorted(statuses), [201] * 3 + [429] * 7, statuses)
         self.assertEqual(self.by_code(self.usage(key))["provider_c"]["consumed"], 90)
 
+    def test_fifty_racing_creates_with_five_slots_give_exactly_five_orders(self):
+        # T13: the slots are counted under a lock on the account.
+        user, key, _, _ = self.subscribed("provider_b", slots=5, tokens=100_000)
+        template = self.template(key, "provider_b")
+        answers = []
+        threads = [threading.Thread(target=lambda: answers.append(self.create(key, template, "r" * 20)))
+                   for _ in range(50)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(sorted(r.status for r in answers), [201] * 5 + [429] * 45)
+        self.assertEqual({r.body.get("reason") for r in answers if r.status == 429}, {"concurrency_limit_exceeded"})
+        self.assertEqual(self.h.psql_value(f"SELECT count(*) FROM orders WHERE user_id = {user['id']}"), "5")
+        self.assertEqual(self.by_code(self.usage(key))["concurrent_tasks"]["consumed"], 5)
+
     def test_a_service_closed_to_payg_refuses_what_the_quota_does_not_cover(self):
         user, key, _, _ = self.subscribed("provider_b", tokens=100)
         b = self.template(key, "provider_b")
