@@ -123,6 +123,13 @@ int admin_maintenance(const Config& config, bool on) {
   return 0;
 }
 
+int admin_billing_confirm_mode(const Config& config, bool on) {
+  Database database(config);
+  billing::set_confirm_mode(database.db(), on);
+  print({{"confirm_mode", on}});
+  return 0;
+}
+
 int admin_service_payg(const Config& config, const std::string& service, bool on) {
   Database database(config);
   if (!billing::set_service_payg(database.db(), service, on)) return fail("no service with key " + service);

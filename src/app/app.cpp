@@ -60,6 +60,7 @@ App::App(const Config& config, const AppOptions& options, storage::LocalStore st
       order_events_(config_.database_url, hub_, counters_, connect_limits(config_)),
       store_(std::move(store)),
       link_secret_(link_secret(config_)),
+      quotes_(link_secret_),
       speech_(espeak_),
       music_(config_.soundfont.empty() ? std::string(engines::kDefaultSoundfont) : config_.soundfont),
       clone_job_(store_, espeak_, [this](realtime::Event e) { hub_.publish(std::move(e)); }),

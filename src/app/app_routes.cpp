@@ -76,7 +76,8 @@ void App::register_routes(const AppOptions& options) {
        .on_queued = [this](cache::Redis& redis) { work_queued(redis); },
        .on_changed = [this](std::vector<orders::OrderChange> changes) { order_events_.changed(std::move(changes)); },
        .uploads = &store_,
-       .clock = &clock_});
+       .clock = &clock_,
+       .quotes = &quotes_});
   storage::register_routes(router_, blocking_,
                            {.store = store_,
                             .signer = storage::LinkSigner(link_secret_),

@@ -51,6 +51,7 @@ struct PlanArgs {
 };
 int admin_plan_upsert(const Config& config, const PlanArgs& args);
 int admin_maintenance(const Config& config, bool on);
+int admin_billing_confirm_mode(const Config& config, bool on);
 // Opens or closes a service to pay-as-you-go; closed, its clones need a live subscription.
 int admin_service_payg(const Config& config, const std::string& service, bool on);
 

@@ -19,8 +19,9 @@ struct Command {
   std::int64_t balance = 0, user_id = 0, add = 0, key_id = 0;
   app::KeyCreateArgs key;
   std::string plan_code, sub_expires, maintenance_state;
-  std::string service_code, payg_state, wallet_state;
+  std::string service_code, payg_state, wallet_state, confirm_state;
   CLI::App* service_payg = nullptr;
+  CLI::App* confirm_mode = nullptr;
   app::PlanArgs plan;
   CLI::App *plan_upsert = nullptr, *sub_cancel = nullptr;
   CLI::App *user_create = nullptr, *user_balance = nullptr, *user_block = nullptr, *user_unblock = nullptr;
@@ -123,6 +124,11 @@ void add_admin(CLI::App& cli, Command& c) {
   add_billing_commands(*c.admin, c);
   c.maintenance = c.admin->add_subcommand("maintenance", "Pause (on) or resume (off) work intake");
   c.maintenance->add_option("state", c.maintenance_state)->required()->check(CLI::IsMember({"on", "off"}));
+  auto* billing = c.admin->add_subcommand("billing", "Billing modes");
+  billing->require_subcommand(1);
+  c.confirm_mode = billing->add_subcommand(
+      "confirm-mode", "Require (on) or stop requiring (off) a confirmed quote before a pay-as-you-go top-up");
+  c.confirm_mode->add_option("state", c.confirm_state)->required()->check(CLI::IsMember({"on", "off"}));
   auto* service = c.admin->add_subcommand("service", "Voice services");
   service->require_subcommand(1);
   c.service_payg = service->add_subcommand("payg", "Open (on) or close (off) a service to pay-as-you-go");
@@ -152,6 +158,7 @@ int run(CLI::App& cli, Command& c, Config& config) {
   if (c.sub_cancel->parsed()) return app::admin_subscription_cancel(config, c.user_id);
   if (c.plan_upsert->parsed()) return app::admin_plan_upsert(config, c.plan);
   if (c.maintenance->parsed()) return app::admin_maintenance(config, c.maintenance_state == "on");
+  if (c.confirm_mode->parsed()) return app::admin_billing_confirm_mode(config, c.confirm_state == "on");
   if (c.service_payg->parsed()) return app::admin_service_payg(config, c.service_code, c.payg_state == "on");
   return 0;
 }

@@ -112,4 +112,8 @@ void set_maintenance(db::Db& db, bool on) {
   db::transact(db, [&](db::Tx& tx) { db.exec(tx, kSetSwitch, std::string("maintenance"), on); });
 }
 
+void set_confirm_mode(db::Db& db, bool on) {
+  db::transact(db, [&](db::Tx& tx) { db.exec(tx, kSetSwitch, std::string("payg_confirm"), on); });
+}
+
 }  // namespace mediagen::billing

@@ -54,11 +54,16 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::strin
 Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string_view order_id,
                                    const nlohmann::json& body, const std::optional<IdempotencyKey>& idempotency) {
   if (!body.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
-  if (auto v = body.find("confirm_payg_topup"); v != body.end() && !v->is_null() && !v->is_boolean()) {
-    return ApiError::validation("confirm_payg_topup", Message{"validation.boolean", {{"attribute", "confirm_payg_topup"}}});
+  TopupConfirmation topup;
+  if (auto v = body.find("confirm_payg_topup"); v != body.end() && !v->is_null()) {
+    if (!v->is_boolean()) {
+      return ApiError::validation("confirm_payg_topup", Message{"validation.boolean", {{"attribute", "confirm_payg_topup"}}});
+    }
+    topup.confirmed = v->get<bool>();
   }
-  if (auto v = body.find("quote_token"); v != body.end() && !v->is_null() && !v->is_string()) {
-    return ApiError::validation("quote_token", Message{"validation.string", {{"attribute", "quote_token"}}});
+  if (auto v = body.find("quote_token"); v != body.end() && !v->is_null()) {
+    if (!v->is_string()) return ApiError::validation("quote_token", Message{"validation.string", {{"attribute", "quote_token"}}});
+    topup.quote_token = v->get<std::string>();
   }
   if (!is_uuid(order_id)) return ApiError::not_found();
   const auto source = read_retry_source(db, std::string(order_id));
@@ -78,6 +83,7 @@ Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string
   order.task_data = source->task_data;
   order.input_text = *source->input_text;
   order.retry_of = std::string(order_id);
+  order.topup = std::move(topup);
   if (order.task_type == "tts") {
     // The snapshot of the original, checked against the CURRENT schema (spec 7.1: 400
     // retry_config_outdated when it no longer passes; later template edits do not matter).

@@ -25,7 +25,7 @@
 #include "order_request.hpp"
 #include "order_write_store.hpp"
 #include "mediagen/orders/policy_cooldown.hpp"
-#include "policy_cooldown_store.hpp"
+#include "topup_confirmation.hpp"
 #include "mediagen/storage/object_store.hpp"
 #include "voice_search_order.hpp"
 #include "mediagen/orders/text_rules.hpp"
@@ -130,7 +130,7 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
 
     // 429: the policy cooldown, the plan's slots and its ceiling on the service (counted under
     // the user's lock, so racing creates see each other), then the key's token pool.
-    if (auto refusal = policy_cooldown_refusal(read_blocked_until(db, tx, user), caller.now())) return *refusal;
+    if (auto refusal = policy_cooldown_refusal(ctx.blocked_until, caller.now())) return *refusal;
     std::optional<SlotUse> slots;
     if (auto refusal = plan_limits_refusal(db, tx, user, ctx, order.service_key, tokens, slots)) return *refusal;
     if (auto refusal = key_tokens.take(db, tx, tokens)) return *refusal;
@@ -152,9 +152,10 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
       return ApiError::refused(Reason::insufficient_balance);
     }
 
-    // 503, then 422.
+    // 503, then 422; a top-up is quoted only for an order that would otherwise be made.
     if (ctx.maintenance) return ApiError::refused(Reason::service_maintenance);
     if (shape) return *shape;
+    if (auto refusal = topup_refusal(db, tx, caller, order, idempotency_scope, ctx, price, order_id)) return *refusal;
 
     written = order_id;
     const TimePoint created_at = insert_order_and_chunks(
@@ -223,6 +224,7 @@ Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nloh
   order.mode = req.mode;
   order.task_data = to_json_text(req.task_data);
   order.input_text = req.text;
+  order.topup = req.topup;
 
   // Template access first (403 / 404); a template that no longer passes the schema is a shape
   // problem, reported with the other 422s.

@@ -7,6 +7,7 @@
 #include "generative.hpp"
 #include "mediagen/orders/chunker.hpp"
 #include "mediagen/orders/orders.hpp"
+#include "mediagen/orders/topup_quote.hpp"
 #include "mediagen/templates/templates.hpp"
 
 namespace mediagen::orders {
@@ -27,6 +28,7 @@ struct NewOrder {
   ChunkerOptions chunker;
   ChunkPlan plan;                      // the chunks; empty when the request is refused anyway
   std::optional<std::string> retry_of;
+  TopupConfirmation topup;
 };
 
 // A voice service's template (or an order's snapshot of one) as resolved today: its model,
@@ -39,8 +41,9 @@ void use_speech_setup(NewOrder& order, const templates::SpeechSetup& setup);
 bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_ok, NewOrder& order);
 
 // In one transaction, in the spec's order: Idempotency-Key claim, the policy cooldown,
-// concurrency slots and the key's token limits (429), quota then balance (402), maintenance (503), then `shape` (a 422
-// found while reading the request), and only then the inserts. Any refusal rolls everything
+// concurrency slots and the key's token limits (429), quota then balance (402), maintenance (503),
+// then `shape` (a 422 found while reading the request), then - in the explicit-confirmation mode -
+// the top-up quote (402 payg_topup_required, 409 quote_mismatch), and only then the inserts. Any refusal rolls everything
 // back. `idempotency_scope` names the operation the key belongs to.
 Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,
                                     std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,

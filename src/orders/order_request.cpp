@@ -111,12 +111,14 @@ Result<CreateRequest> read_create_request(const json& body) {
   }
   read_config_override(r, present_field(body, "config_override"));
 
-  // Accepted and ignored in normal mode (spec 4.1), but still typed.
-  if (const json* v = present_field(body, "confirm_payg_topup"); v && !v->is_boolean()) {
-    r.errors.add("confirm_payg_topup", msg("validation.boolean", "confirm_payg_topup"));
+  // Used only in the explicit-confirmation mode, ignored in normal mode (spec 4.1), typed in both.
+  if (const json* v = present_field(body, "confirm_payg_topup")) {
+    if (!v->is_boolean()) r.errors.add("confirm_payg_topup", msg("validation.boolean", "confirm_payg_topup"));
+    else r.topup.confirmed = v->get<bool>();
   }
-  if (const json* v = present_field(body, "quote_token"); v && !v->is_string()) {
-    r.errors.add("quote_token", msg("validation.string", "quote_token"));
+  if (const json* v = present_field(body, "quote_token")) {
+    if (!v->is_string()) r.errors.add("quote_token", msg("validation.string", "quote_token"));
+    else r.topup.quote_token = v->get<std::string>();
   }
   return r;
 }

@@ -11,6 +11,7 @@
 #include "field_errors.hpp"
 #include "generative.hpp"
 #include "mediagen/orders/chunker.hpp"
+#include "mediagen/orders/topup_quote.hpp"
 
 namespace mediagen::orders {
 
@@ -27,6 +28,7 @@ struct CreateRequest {
   nlohmann::json config_override = nlohmann::json::object();
   nlohmann::json task_data = nlohmann::json::object();
   GenerationMode mode = GenerationMode::ordinary;
+  TopupConfirmation topup;                 // confirm_payg_topup and quote_token
   GenerativeParams generative;             // sfx, music: task_data's duration, variants, seed
   std::int64_t top = 10;                   // voice_search: task_data.top
   FieldErrors errors;

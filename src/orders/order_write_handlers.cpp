@@ -88,7 +88,7 @@ const nlohmann::json& body_of(const http::RequestContext& ctx) {
 template <class Op>
 asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, Op op) {
   auto job = [&s, &ctx, op = std::move(op)](db::Resources& r) -> Result<http::Reply> {
-    const Caller caller{*ctx.principal, ctx.tz, s.options.content_blocked, s.options.clock};
+    const Caller caller{*ctx.principal, ctx.tz, s.options.content_blocked, s.options.clock, s.options.quotes};
     auto result = op(r.db, caller);
     if (!result) return result.error();
     if (result->outcome == Outcome::work_queued && !result->replayed && s.options.on_queued) s.options.on_queued(r.redis);

@@ -1,13 +1,15 @@
 // The SQL of order creation (see order_write_store.hpp).
 #include "order_write_store.hpp"
 
+#include "mediagen/db/fields.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::orders {
 namespace {
 
-// Assets, the maintenance switch, the service's pay-as-you-go switch and the live subscription
-// (its slots, whether its plan entitles the service and the service's ceiling), in one round trip.
+// Assets, the maintenance and confirm-mode switches, the service's pay-as-you-go switch, the
+// user's policy cooldown and the live subscription (its slots, whether its plan entitles the
+// service and the service's ceiling), in one round trip.
 const db::Statement kContext{
     "orders_create_context",
     "SELECT (SELECT id FROM currency_assets WHERE is_default AND deleted_at IS NULL),"
@@ -15,7 +17,10 @@ const db::Statement kContext{
     " COALESCE((SELECT enabled FROM service_switches WHERE name = 'maintenance'), false),"
     " s.id, p.concurrency_slots, l.id IS NOT NULL, l.usage_limit,"
     " (extract(epoch from s.starts_at) * 1000000)::bigint,"
-    " COALESCE((SELECT payg_enabled FROM services WHERE key = $2), true)"
+    " COALESCE((SELECT payg_enabled FROM services WHERE key = $2), true),"
+    " COALESCE((SELECT enabled FROM service_switches WHERE name = 'payg_confirm'), false),"
+    " (SELECT code FROM currency_assets WHERE is_default AND deleted_at IS NULL),"
+    " (SELECT (extract(epoch from blocked_until) * 1000000)::bigint FROM policy_cooldowns WHERE user_id = $1)"
     " FROM (SELECT 1) one"
     " LEFT JOIN LATERAL (SELECT id, plan_id, starts_at FROM subscriptions WHERE user_id = $1 AND cancelled_at IS NULL"
     "  AND starts_at <= now() AND expires_at > now() ORDER BY expires_at DESC LIMIT 1) s ON true"
@@ -34,6 +39,11 @@ const db::Statement kLockQuota{
     " FOR UPDATE"};
 // Serialises one user's creations while slots are counted.
 const db::Statement kOrderExists{"orders_exists", "SELECT 1 FROM orders WHERE id = $1::uuid"};
+// A confirmed top-up quote, spent on the order it pays for; nothing when it was spent before.
+const db::Statement kSpendQuote{
+    "orders_spend_quote",
+    "INSERT INTO topup_quote_uses (nonce, user_id, order_id) VALUES ($1, $2, $3::uuid)"
+    " ON CONFLICT (nonce) DO NOTHING RETURNING 1"};
 const db::Statement kLockUser{"orders_lock_user", "SELECT 1 FROM users WHERE id = $1 FOR UPDATE"};
 const db::Statement kActiveOrders{
     "orders_active_count",
@@ -101,7 +111,14 @@ CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user, const std
                        .entitled = subscribed && r[5].as<bool>(),
                        .usage_limit = subscribed && !r[6].is_null() ? std::optional(r[6].as<std::int64_t>()) : std::nullopt,
                        .period_start_us = subscribed ? r[7].as<std::int64_t>() : 0,
-                       .payg_enabled = r[8].as<bool>()};
+                       .payg_enabled = r[8].as<bool>(),
+                       .confirm_mode = r[9].as<bool>(),
+                       .currency = r[10].is_null() ? std::string() : r[10].as<std::string>(),
+                       .blocked_until = r[11].is_null() ? std::nullopt : std::optional(db::time_from_micros(r[11]))};
+}
+
+bool spend_quote(db::Db& db, db::Tx& tx, std::string_view nonce, UserId user, std::string_view order_id) {
+  return !db.exec(tx, kSpendQuote, std::string(nonce), user.value, std::string(order_id)).empty();
 }
 
 std::int64_t service_usage_since(db::Db& db, db::Tx& tx, UserId user, const std::string& service,

@@ -15,8 +15,8 @@
 
 namespace mediagen::orders {
 
-// Assets, the maintenance switch and the live subscription as it bears on an order of `service`,
-// in one round trip.
+// Assets, the switches, the policy cooldown and the live subscription as it bears on an order of
+// `service`, in one round trip.
 struct CreateContext {
   AssetId money;
   AssetId tokens;
@@ -27,6 +27,9 @@ struct CreateContext {
   std::optional<std::int64_t> usage_limit;  // the plan's ceiling on this service per period
   std::int64_t period_start_us = 0;         // the live subscription's start (epoch microseconds)
   bool payg_enabled = true;                 // the balance may pay what the quota does not
+  bool confirm_mode = false;                // spec 7.1's fallback: a top-up needs a confirmed quote
+  std::string currency;                     // the default asset's code
+  std::optional<TimePoint> blocked_until;   // the user's policy cooldown, when one was ever given
 };
 CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user, const std::string& service);
 
@@ -52,6 +55,10 @@ struct OrderInsert {
   const std::vector<std::int64_t>& chunk_tokens;
 };
 TimePoint insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert& insert);
+
+// Records the nonce of a confirmed top-up quote against the order it pays for; false when the
+// quote was spent before (by this order's lost attempt, the caller checks order_exists first).
+bool spend_quote(db::Db& db, db::Tx& tx, std::string_view nonce, UserId user, std::string_view order_id);
 
 // Whether the order row is there: after a lost COMMIT, tells whether the create was kept.
 bool order_exists(db::Db& db, db::Tx& tx, std::string_view order_id);

@@ -1,7 +1,6 @@
 // The SQL of the policy cooldown (see policy_cooldown_store.hpp).
 #include "policy_cooldown_store.hpp"
 
-#include "mediagen/db/fields.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::orders {
@@ -11,11 +10,8 @@ std::int64_t micros(TimePoint t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
 }
 
-// Times travel as epoch microseconds (exact, unlike to_timestamp's double).
-const db::Statement kBlockedUntil{
-    "cooldown_blocked_until",
-    "SELECT (extract(epoch from blocked_until) * 1000000)::bigint FROM policy_cooldowns"
-    " WHERE user_id = $1 AND blocked_until IS NOT NULL"};
+// Times travel as epoch microseconds (exact, unlike to_timestamp's double). blocked_until is read
+// with the rest of order creation's context (order_write_store.cpp).
 const db::Statement kMarkOrder{
     "cooldown_mark_order",
     "UPDATE orders SET policy_flagged_at = timestamptz 'epoch' + $2::bigint * interval '1 microsecond'"
@@ -37,12 +33,6 @@ const db::Statement kResetStreak{
     " WHERE user_id = $1 AND (streak <> 0 OR step <> 0)"};
 
 }  // namespace
-
-std::optional<TimePoint> read_blocked_until(db::Db& db, db::Tx& tx, UserId user) {
-  const auto rows = db.exec(tx, kBlockedUntil, user.value);
-  if (rows.empty()) return std::nullopt;
-  return db::time_from_micros(rows[0][0]);
-}
 
 bool mark_order_policy_flagged(db::Db& db, db::Tx& tx, std::string_view order_id, TimePoint now) {
   return db.exec(tx, kMarkOrder, std::string(order_id), micros(now)).affected_rows() == 1;

@@ -4,7 +4,6 @@
 // settling ones after the order row is locked (the queue's lock order: items, order, ledger,
 // then the user's cooldown row).
 #include <cstdint>
-#include <optional>
 #include <string_view>
 
 #include "mediagen/core/clock.hpp"
@@ -13,8 +12,8 @@
 
 namespace mediagen::orders {
 
-// Until when the user may not create orders; nothing when never blocked.
-std::optional<TimePoint> read_blocked_until(db::Db& db, db::Tx& tx, UserId user);
+// (Until when the user may not create orders is read with order creation's context,
+// order_write_store.hpp.)
 
 // Marks the (locked) order as policy-blocked at `now`; true only the first time.
 bool mark_order_policy_flagged(db::Db& db, db::Tx& tx, std::string_view order_id, TimePoint now);

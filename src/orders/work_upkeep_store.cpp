@@ -1,4 +1,5 @@
-// The work queue's upkeep of finished orders (the janitor's SQL): retention and compensation.
+// The work queue's upkeep of finished orders (the janitor's SQL): retention, compensation and
+// spent top-up quotes.
 #include "mediagen/orders/order_money.hpp"
 #include "mediagen/orders/work_queue.hpp"
 #include "work_store.hpp"
@@ -40,6 +41,11 @@ const db::Statement kCompensate{
     "  AND NOT EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = o.id AND i.status IN ('pending', 'processing'))"
     " RETURNING o.user_id, o.asset_id, (SELECT id FROM currency_assets WHERE kind = 'tokens')"};
 
+// A spent quote matters only while its token could still be shown (orders/topup_quote.hpp).
+const db::Statement kForgetSpentQuotes{
+    "work_forget_spent_quotes",
+    "DELETE FROM topup_quote_uses WHERE used_at < now() - $1::bigint * interval '1 second'"};
+
 std::vector<std::string> ids(db::Db& db, const db::Statement& st, std::int64_t seconds, int batch) {
   return db::read(db, [&](db::Tx& tx) {
     std::vector<std::string> out;
@@ -59,6 +65,12 @@ void WorkQueue::mark_files_removed(std::string_view order_id) {
   db::transact(db_, [&](db::Tx& tx) {
     db_.exec(tx, kForgetItemTexts, id);
     db_.exec(tx, kMarkFilesRemoved, id);
+  });
+}
+
+std::int64_t WorkQueue::forget_spent_quotes(std::chrono::seconds age) {
+  return db::transact(db_, [&](db::Tx& tx) {
+    return static_cast<std::int64_t>(db_.exec(tx, kForgetSpentQuotes, static_cast<std::int64_t>(age.count())).affected_rows());
   });
 }
 

@@ -23,6 +23,8 @@ JanitorReport Janitor::run_once() {
 
   report.changes = queue.compensate_abandoned(options_.compensate_after, options_.batch);
   report.compensated = static_cast<int>(report.changes.size());
+  // A day is far past a quote's five minutes: a token that could still be shown is never forgotten.
+  report.quotes_forgotten = queue.forget_spent_quotes(std::chrono::hours(24));
   return report;
 }
 

@@ -5,7 +5,6 @@
 // writes nothing.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <nlohmann/json.hpp>
 
 #include "mediagen/auth/keys.hpp"
@@ -15,6 +14,7 @@
 #include "mediagen/templates/templates.hpp"
 #include "mediagen/voices/catalogue_builder.hpp"
 #include "mediagen/voices/voices.hpp"
+#include "stepped_clock.hpp"
 #include "workers_fixture.hpp"
 
 namespace mediagen::test {
@@ -22,18 +22,6 @@ namespace {
 
 using json = nlohmann::json;
 using namespace std::chrono_literals;
-
-class SteppedClock final : public Clock {
- public:
-  explicit SteppedClock(TimePoint start) : at_(start.time_since_epoch().count()) {}
-  TimePoint now() const override { return TimePoint{TimePoint::duration{at_.load()}}; }
-  void advance(std::chrono::microseconds by) {
-    at_ += std::chrono::duration_cast<TimePoint::duration>(by).count();
-  }
-
- private:
-  std::atomic<TimePoint::rep> at_;
-};
 
 class PolicyCooldownTest : public WorkersTest {
  protected:

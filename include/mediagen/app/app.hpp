@@ -32,6 +32,7 @@
 #include "mediagen/http/router.hpp"
 #include "mediagen/http/server.hpp"
 #include "mediagen/orders/order_events.hpp"
+#include "mediagen/orders/topup_quote.hpp"
 #include "mediagen/realtime/channel_signer.hpp"
 #include "mediagen/realtime/hub.hpp"
 #include "mediagen/storage/local_store.hpp"
@@ -114,6 +115,7 @@ class App {
   orders::OrderEventPublisher order_events_;
   storage::LocalStore store_;
   const std::string link_secret_;
+  const orders::QuoteSigner quotes_;  // top-up quotes (spec 7.1), signed like download links
   engines::EspeakEngine espeak_;
   workers::EspeakSource speech_;
   engines::SfxEngine sfx_;

@@ -75,4 +75,8 @@ bool set_service_payg(db::Db& db, const std::string& service, bool on);
 // Pauses or resumes work intake (503 service_maintenance).
 void set_maintenance(db::Db& db, bool on);
 
+// The explicit-confirmation fallback of spec 7.1 (service_switches 'payg_confirm'): on, an order
+// that takes money from the balance needs a confirmed top-up quote (orders/topup_quote.hpp).
+void set_confirm_mode(db::Db& db, bool on);
+
 }  // namespace mediagen::billing

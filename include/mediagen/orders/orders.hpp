@@ -60,11 +60,15 @@ struct OperationReply {
 using ContentPolicy = std::function<bool(std::string_view text)>;
 
 // Who asks, and how to render times.
+class QuoteSigner;
+
 struct Caller {
   const auth::Principal& principal;
   TimeZone tz;
   ContentPolicy blocked;  // may be empty: nothing is blocked up front
-  const Clock* clock = nullptr;  // what decides the policy cooldown; null: the system clock
+  const Clock* clock = nullptr;  // what decides the policy cooldown and quotes; null: the system clock
+  // Signs the top-up quotes of the explicit-confirmation mode (spec 7.1); needed only with it on.
+  const QuoteSigner* quotes = nullptr;
 
   TimePoint now() const { return clock ? clock->now() : std::chrono::system_clock::now(); }
 };

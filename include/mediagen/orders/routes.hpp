@@ -38,6 +38,8 @@ void register_preview_routes(http::Router& router, db::BlockingPool& pool, Previ
 // update or delete: PUT, PATCH and DELETE /orders/{order} answer 405 from the router.
 void register_order_read_routes(http::Router& router, db::BlockingPool& pool);
 
+class QuoteSigner;
+
 struct OrderWriteOptions {
   // The content policy of the workers: an item retry or regenerate text it refuses is 422
   // content_blocked before any charge.
@@ -58,6 +60,8 @@ struct OrderWriteOptions {
   // The time the policy cooldown is judged by (POST /orders, order retry); null: the system
   // clock. Not owned.
   const Clock* clock = nullptr;
+  // Signs top-up quotes when the explicit-confirmation mode is on (spec 7.1). Not owned.
+  const QuoteSigner* quotes = nullptr;
 };
 
 // POST /orders, POST /orders/{order}/cancel, POST /orders/{order}/retry, and the item actions

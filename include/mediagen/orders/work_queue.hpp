@@ -191,6 +191,8 @@ class WorkQueue {
   // partially_completed orders unchanged for `age`: compensated, what their escrow still holds
   // released ("order_release"). Returns the changes made.
   std::vector<OrderChange> compensate_abandoned(std::chrono::seconds age, int batch);
+  // Spent top-up quotes recorded longer ago than `age` (past any token's lifetime): forgotten.
+  std::int64_t forget_spent_quotes(std::chrono::seconds age);
 
  private:
   db::Db& db_;

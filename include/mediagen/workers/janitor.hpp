@@ -4,7 +4,8 @@
 //                 prefix of the order) and their texts (input_text, items' text); the order keeps
 //                 listing its paths, which then answer 404;
 //   compensation  partially_completed orders left unchanged for `compensate_after` become
-//                 compensated and what their escrow still holds goes back ("order_release").
+//                 compensated and what their escrow still holds goes back ("order_release");
+//   quotes        spent top-up quotes older than a day are forgotten.
 // Files are removed before the order is marked, so a crash in between only repeats the removal.
 #include <chrono>
 
@@ -26,6 +27,7 @@ struct JanitorOptions {
 struct JanitorReport {
   int files_removed = 0;  // orders whose files were removed
   int compensated = 0;
+  std::int64_t quotes_forgotten = 0;  // spent top-up quotes older than a day
   std::vector<orders::OrderChange> changes;
 };
 

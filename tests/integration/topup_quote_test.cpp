@@ -1,0 +1,148 @@
+// The explicit-confirmation mode on real PostgreSQL (spec 7.1): orders made by create_order with
+// a clock the test steers. A quote confirmed within its five minutes makes the order at exactly
+// the quoted price; one second late it is 409 quote_mismatch and nothing is written; a spent
+// quote is forgotten by the janitor's step only a day later.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "mediagen/auth/keys.hpp"
+#include "mediagen/billing/subscriptions.hpp"
+#include "mediagen/orders/orders.hpp"
+#include "mediagen/orders/topup_quote.hpp"
+#include "mediagen/orders/work_queue.hpp"
+#include "mediagen/templates/seed.hpp"
+#include "mediagen/templates/templates.hpp"
+#include "mediagen/voices/catalogue_builder.hpp"
+#include "mediagen/voices/voices.hpp"
+#include "stepped_clock.hpp"
+#include "workers_fixture.hpp"
+
+namespace mediagen::test {
+namespace {
+
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr std::string_view kText = "A sentence paid for from the balance.";
+
+class TopupQuoteTest : public WorkersTest {
+ protected:
+  void SetUp() override {
+    WorkersTest::SetUp();
+    if (HasFatalFailure()) return;
+    const auto catalogue = voices::build_catalogue({{"gmw/en-US", "en-us", "English (America)", "male"}},
+                                                   {{"m2", "male2", "male", 0}});
+    std::string voice;
+    for (const auto& v : catalogue) {
+      if (v.service == "provider_a") voice = v.voice_id;
+    }
+    db::transact(*db, [&](db::Tx& tx) {
+      templates::seed_catalogue(*db, tx);
+      voices::seed_voices(*db, tx, catalogue);
+    });
+    auto made = templates::create_template(
+        *db, user,
+        {{"service_key", "provider_a"},
+         {"name", "Narrator"},
+         {"config", {{"tts_settings", {{"mode", "mode_v1"}, {"model_id", "a-v3"}, {"voice_id", voice}}}}}});
+    ASSERT_TRUE(made);
+    template_id = made->id;
+    key.emplace(auth::create_key(*db, {.user = user, .scopes = {}, .name = "k", .expires_at = {}, .limits = {}}).key);
+    billing::set_confirm_mode(*db, true);
+  }
+
+  Result<orders::OperationReply> create(const json& extra = json::object()) {
+    json body{{"template_id", template_id}, {"input_text", kText}};
+    body.update(extra);
+    const orders::Caller caller{*key, TimeZone::utc(), {}, &clock, &signer};
+    return orders::create_order(*db, caller, body, std::nullopt);
+  }
+
+  // The 402's quote: its token and price.
+  std::pair<std::string, std::int64_t> quote() {
+    auto r = create();
+    EXPECT_FALSE(r);
+    if (r) return {};
+    EXPECT_EQ(r.error().status, 402);
+    EXPECT_EQ(r.error().reason, Reason::payg_topup_required);
+    std::string token;
+    std::int64_t price = -1;
+    for (const auto& [name, v] : r.error().extra) {
+      if (name == "quote_token") token = std::get<std::string>(v);
+      if (name == "topup_price") price = std::get<std::int64_t>(v);
+      if (name == "quote_expires_at") EXPECT_EQ(std::get<TimePoint>(v), clock.now() + orders::QuoteSigner::kLifetime);
+    }
+    return {token, price};
+  }
+
+  Result<orders::OperationReply> confirm(const std::string& token) {
+    return create({{"confirm_payg_topup", true}, {"quote_token", token}});
+  }
+
+  std::string snapshot() {
+    return value("SELECT (SELECT count(*) FROM ledger_entries) || '|' || (SELECT sum(balance) FROM ledger_accounts)"
+                 " || '|' || (SELECT count(*) FROM orders) || '|' || (SELECT count(*) FROM topup_quote_uses)");
+  }
+
+  // Whole seconds, so the quote's expiry is exactly five minutes on.
+  SteppedClock clock{std::chrono::floor<Seconds>(std::chrono::system_clock::now())};
+  const orders::QuoteSigner signer{"integration secret"};
+  std::optional<auth::Principal> key;
+  std::string template_id;
+};
+
+TEST_F(TopupQuoteTest, AQuoteConfirmedWithinItsLifetimeChargesExactlyItsPrice) {
+  const auto [token, price] = quote();
+  ASSERT_GT(price, 0);
+  clock.advance(299s);
+  const std::string wallet_before = value("SELECT balance FROM ledger_accounts WHERE kind = 'wallet' AND user_id = " +
+                                          std::to_string(user.value));
+  auto made = confirm(token);
+  ASSERT_TRUE(made) << to_string(made.error().reason);
+  EXPECT_EQ(json::parse(made->data_json)["price_units"], price);
+  EXPECT_EQ(std::stoll(wallet_before) - price,
+            std::stoll(value("SELECT balance FROM ledger_accounts WHERE kind = 'wallet' AND user_id = " +
+                             std::to_string(user.value))));
+  EXPECT_EQ(value("SELECT count(*) FROM topup_quote_uses WHERE order_id = '" +
+                  json::parse(made->data_json)["id"].get<std::string>() + "'"),
+            "1");
+}
+
+TEST_F(TopupQuoteTest, AQuotePastItsLifetimeIsAMismatchThatWritesNothing) {
+  const auto [token, price] = quote();
+  clock.advance(300s);
+  const std::string before = snapshot();
+  for (int i = 0; i < 2; ++i) {
+    auto r = confirm(token);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().status, 409);
+    EXPECT_EQ(r.error().reason, Reason::quote_mismatch);
+  }
+  EXPECT_EQ(snapshot(), before);
+  // A fresh quote of the same price goes through.
+  const auto [fresh, fresh_price] = quote();
+  EXPECT_EQ(fresh_price, price);
+  EXPECT_TRUE(confirm(fresh));
+}
+
+TEST_F(TopupQuoteTest, WithTheModeOffNeitherFieldMatters) {
+  billing::set_confirm_mode(*db, false);
+  EXPECT_TRUE(create());
+  EXPECT_TRUE(create({{"confirm_payg_topup", true}, {"quote_token", "q1.1.2.3"}}));
+  EXPECT_EQ(value("SELECT count(*) FROM topup_quote_uses"), "0");
+}
+
+TEST_F(TopupQuoteTest, SpentQuotesAreForgottenOnlyAfterADay) {
+  ASSERT_TRUE(confirm(quote().first));
+  ASSERT_TRUE(confirm(quote().first));
+  query_value(db_url, "UPDATE topup_quote_uses SET used_at = now() - interval '25 hours'"
+                      " WHERE nonce = (SELECT min(nonce) FROM topup_quote_uses)");
+  orders::WorkQueue queue(*db);
+  EXPECT_EQ(queue.forget_spent_quotes(24h), 1);
+  EXPECT_EQ(value("SELECT count(*) FROM topup_quote_uses"), "1");
+  EXPECT_EQ(queue.forget_spent_quotes(24h), 0);
+}
+
+}  // namespace
+}  // namespace mediagen::test
