@@ -17,6 +17,20 @@ def ledger_snapshot(h):
         " (SELECT count(*) FROM orders) || '|' || (SELECT count(*) FROM order_items)")
 
 
+def redis_snapshot(h):
+    """Every Redis key of the suite with its value, except the request-rate windows (`rl:`), which
+    count every request by design, refused or not."""
+    from realtime_support import redis_command
+    keys = sorted(k for k in redis_command(h.redis_url, "KEYS", h.redis_prefix + "*")
+                  if not k.startswith((h.redis_prefix + "rl:").encode()))
+    return [(k, redis_command(h.redis_url, "DUMP", k)) for k in keys]
+
+
+def state_snapshot(h):
+    """What a refusal of order creation must leave untouched: the ledger, orders and Redis."""
+    return ledger_snapshot(h), redis_snapshot(h)
+
+
 def invariant_checks():
     """(name, sql) of every check in the invariants file; each must return no rows."""
     with open(INVARIANTS_SQL, encoding="utf-8") as f:

@@ -8,7 +8,7 @@ import time
 import unittest
 
 from harness import E2ETestCase
-from orders_support import OrderFixtures, ledger_snapshot
+from orders_support import OrderFixtures, state_snapshot
 
 TERM = "cooldownterm"
 LADDER = (3, 6, 9)
@@ -98,14 +98,14 @@ class PolicyCooldownTests(OrderFixtures, E2ETestCase):
         self.assertEqual(self.cooldown_row(user["id"]), "0:1")
         self.assertEqual(self.last_cooldown_seconds(user["id"]), LADDER[0])
 
-        before = ledger_snapshot(self.h)
+        before = state_snapshot(self.h)
         first = self.assertCooldown(self.create_in_moscow(key, template, CLEAN), LADDER[0])
         self.assertTrue(first["retry_at"].endswith("+03:00"), first)
         again = self.assertCooldown(self.create_in_moscow(key, template, CLEAN), LADDER[0])
         self.assertEqual(again["retry_at"], first["retry_at"], "the same answer on a repeat")
         # Order retry makes a new task: it waits too.
         self.assertCooldown(self.server.api("POST", f"/orders/{done['id']}/retry", key, body={}), LADDER[0])
-        self.assertEqual(ledger_snapshot(self.h), before, "a refused create or retry writes nothing")
+        self.assertEqual(state_snapshot(self.h), before, "a refused create or retry writes nothing")
         self.assertEqual(self.cooldown_row(user["id"]), "0:1")
 
         # Once retry_at has passed, creation works again: this order is the first of the next five.

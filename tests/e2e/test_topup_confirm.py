@@ -11,7 +11,7 @@ import datetime
 import unittest
 
 from harness import E2ETestCase
-from orders_support import OrderFixtures, ledger_snapshot
+from orders_support import OrderFixtures, state_snapshot
 
 TEXT = "A sentence that is paid for from the balance."
 QUOTE_FIELDS = {"success", "message", "reason", "error_code", "topup_price", "currency", "tokens_from_quota",
@@ -32,8 +32,8 @@ class TopupConfirmTests(OrderFixtures, E2ETestCase):
     # -- helpers
 
     def snapshot(self):
-        """Ledger, balances, orders, items and spent quotes: what a 402 or 409 must leave alone."""
-        return ledger_snapshot(self.h) + "|" + self.h.psql_value("SELECT count(*) FROM topup_quote_uses")
+        """Ledger, balances, orders, items, Redis and spent quotes: what a 402 or 409 must leave alone."""
+        return state_snapshot(self.h), self.h.psql_value("SELECT count(*) FROM topup_quote_uses")
 
     def assertQuote(self, r, price=None, quota=0):
         body = self.assertJsonResponse(r, 402)

@@ -11,7 +11,7 @@ import threading
 import unittest
 
 from harness import E2ETestCase
-from orders_support import OrderFixtures, ledger_snapshot
+from orders_support import OrderFixtures, state_snapshot
 
 TOKYO = "Asia/Tokyo"
 
@@ -161,12 +161,12 @@ class UsageTests(OrderFixtures, E2ETestCase):
     def test_a_service_ceiling_refuses_with_429_limit_exceeded_and_changes_nothing(self):
         user, key, _, _ = self.subscribed("provider_c=50")
         template = self.template(key, "provider_c")
-        before = ledger_snapshot(self.h)
+        before = state_snapshot(self.h)
         for _ in range(2):
             r = self.create(key, template, "y" * 60)
             self.assertEqual((r.status, r.body.get("reason")), (429, "limit_exceeded"), r)
             self.assertNotIn("retry-after", {k.lower() for k in r.headers})
-            self.assertEqual(ledger_snapshot(self.h), before)
+            self.assertEqual(state_snapshot(self.h), before)
         self.assertSuccess(self.create(key, template, "y" * 40), 201)
         r = self.create(key, template, "y" * 20)
         self.assertEqual((r.status, r.body.get("reason")), (429, "limit_exceeded"), r)
@@ -208,14 +208,14 @@ class UsageTests(OrderFixtures, E2ETestCase):
         self.h.cli("admin", "service", "payg", "--service", "provider_b", "off")
         self.h.cli("admin", "service", "payg", "--service", "provider_d", "off")
         try:
-            before = ledger_snapshot(self.h)
+            before = state_snapshot(self.h)
             for template, text in ((b, "q" * 150), (d, "q" * 10)):
                 for _ in range(2):
                     r = self.create(key, template, text)
                     self.assertEqual(r.status, 402, r)
                     self.assertEqual(r.body, {"success": False, "message": r.body["message"],
                                               "reason": "insufficient_allowance", "error_code": "insufficient_allowance"})
-                    self.assertEqual(ledger_snapshot(self.h), before)
+                    self.assertEqual(state_snapshot(self.h), before)
             self.assertFalse(self.usage(key, "/usage/provider_b")["payg_enabled"])
             # What the quota covers still goes through, charging no money.
             order = self.assertSuccess(self.create(key, b, "q" * 100), 201)
@@ -239,9 +239,13 @@ class UsageTests(OrderFixtures, E2ETestCase):
             self.assertEqual(r.status, 201, r)
             seen.append((r.headers.get("x-concurrency-limit"), r.headers.get("x-concurrency-current")))
         self.assertEqual(seen, [("2", "1"), ("2", "2")])
-        r = self.create(key, template, "c" * 20)
-        self.assertEqual((r.status, r.body.get("reason")), (429, "concurrency_limit_exceeded"), r)
-        self.assertEqual((r.headers.get("x-concurrency-limit"), r.headers.get("x-concurrency-current")), ("2", "2"))
+        before = state_snapshot(self.h)
+        for _ in range(2):
+            r = self.create(key, template, "c" * 20)
+            self.assertEqual((r.status, r.body.get("reason")), (429, "concurrency_limit_exceeded"), r)
+            self.assertNotIn("retry-after", {k.lower() for k in r.headers})
+            self.assertEqual((r.headers.get("x-concurrency-limit"), r.headers.get("x-concurrency-current")), ("2", "2"))
+            self.assertEqual(state_snapshot(self.h), before, "a refused create writes nothing")
         # A plan without slots has no limit to tell.
         _, free_key, _, _ = self.subscribed("provider_b", slots=0)
         r = self.create(free_key, self.template(free_key, "provider_b"), "c" * 20)
