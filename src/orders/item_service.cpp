@@ -5,7 +5,8 @@
 // Money. A retry takes over its parent's base lock (free within free_length); text beyond it,
 // up to max_billable_length, is a surcharge locked quota first, then money, and returned if
 // the retry fails. A regeneration is paid in full the same way; its whole lock is kept in the
-// surcharge columns so that a failure returns all of it and a success charges all of it.
+// surcharge columns so that a failure returns all of it and a success charges all of it. What
+// is paid obeys the live plan as a new order does (pay).
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,7 @@
 #include "key_tokens.hpp"
 #include "order_action_store.hpp"
 #include "order_pricing.hpp"
+#include "order_write_store.hpp"
 
 namespace mediagen::orders {
 namespace {
@@ -126,11 +128,21 @@ Result<Replacement> prepare_replacement(db::Db& db, db::Tx& tx, UserId user, con
   return r;
 }
 
-// Quota first, then money, at the order's price; locked on the new record.
+// Quota first, then money, at the order's price; locked on the new record. The plan's rules hold
+// as for a new order: its ceiling on the service (429 limit_exceeded), its quota only for the
+// services it entitles, and money only where the service is open to pay-as-you-go (402
+// insufficient_allowance).
 Result<Amounts> pay(db::Db& db, db::Tx& tx, const Locked& locked, std::string_view item_id, std::int64_t tokens) {
   if (tokens <= 0) return Amounts{};
-  const std::int64_t quota = locked_quota(db, tx, locked.accounts.user, locked.accounts.tokens);
+  const UserId user = locked.accounts.user;
+  const std::string& service = locked.order.service_key;
+  const CreateContext plan = read_create_context(db, tx, user, service);
+  if (plan.usage_limit && service_usage_since(db, tx, user, service, plan.period_start_us) + tokens > *plan.usage_limit) {
+    return ApiError::refused(Reason::limit_exceeded);
+  }
+  const std::int64_t quota = plan.entitled ? locked_quota(db, tx, user, locked.accounts.tokens) : 0;
   const std::int64_t from_quota = std::min(quota, tokens);
+  if (from_quota < tokens && !plan.payg_enabled) return ApiError::refused(Reason::insufficient_allowance);
   const Amounts amounts{.quota_tokens = from_quota,
                         .minor = money_for_tokens(tokens - from_quota, locked.price_per_1k_minor)};
   try {

@@ -7,15 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mediagen/auth/keys.hpp"
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/orders/work_queue.hpp"
-#include "mediagen/templates/seed.hpp"
-#include "mediagen/templates/templates.hpp"
-#include "mediagen/voices/catalogue_builder.hpp"
-#include "mediagen/voices/voices.hpp"
-#include "stepped_clock.hpp"
-#include "workers_fixture.hpp"
+#include "template_orders_fixture.hpp"
 
 namespace mediagen::test {
 namespace {
@@ -23,29 +17,11 @@ namespace {
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
-class PolicyCooldownTest : public WorkersTest {
+class PolicyCooldownTest : public TemplateOrdersTest {
  protected:
   void SetUp() override {
-    WorkersTest::SetUp();
+    TemplateOrdersTest::SetUp();
     if (HasFatalFailure()) return;
-    const auto catalogue = voices::build_catalogue({{"gmw/en-US", "en-us", "English (America)", "male"}},
-                                                   {{"m2", "male2", "male", 0}});
-    std::string voice;
-    for (const auto& v : catalogue) {
-      if (v.service == "provider_a") voice = v.voice_id;
-    }
-    db::transact(*db, [&](db::Tx& tx) {
-      templates::seed_catalogue(*db, tx);
-      voices::seed_voices(*db, tx, catalogue);
-    });
-    auto made = templates::create_template(
-        *db, user,
-        {{"service_key", "provider_a"},
-         {"name", "Narrator"},
-         {"config", {{"tts_settings", {{"mode", "mode_v1"}, {"model_id", "a-v3"}, {"voice_id", voice}}}}}});
-    ASSERT_TRUE(made);
-    template_id = made->id;
-    key.emplace(auth::create_key(*db, {.user = user, .scopes = {}, .name = "k", .expires_at = {}, .limits = {}}).key);
     queue.emplace(*db, orders::QueueOptions{.cooldown = {.ladder = {300s, 600s, 900s}, .clock = &clock}});
   }
 
@@ -54,19 +30,9 @@ class PolicyCooldownTest : public WorkersTest {
     WorkersTest::TearDown();
   }
 
-  orders::Caller caller() const { return {*key, TimeZone::utc(), {}, &clock}; }
+  Result<orders::OperationReply> try_create() { return create_with("Hello there."); }
 
-  Result<orders::OperationReply> try_create() {
-    return orders::create_order(*db, caller(), json{{"template_id", template_id}, {"input_text", "Hello there."}},
-                                std::nullopt);
-  }
-
-  std::string create() {
-    auto r = try_create();
-    EXPECT_TRUE(r) << (r ? "" : std::string(to_string(r.error().reason)));
-    if (!r) return "";
-    return json::parse(r->data_json)["id"].get<std::string>();
-  }
+  std::string create() { return created("Hello there."); }
 
   // Every waiting chunk (those of the order just made) flagged by the content policy.
   void flag_waiting() {
@@ -85,17 +51,10 @@ class PolicyCooldownTest : public WorkersTest {
   }
 
   // A fresh order's chunk made and the order stitched: completed with nothing flagged.
+  // A fresh order's chunk made and the order stitched: completed with nothing flagged.
   std::string completed_order() {
     const auto id = create();
-    auto chunk = queue->claim(30s);
-    EXPECT_TRUE(chunk);
-    if (!chunk) return id;
-    auto settled = queue->complete(chunk->item_id, chunk->lease_token, {.result_path = "orders/" + id + "/0.mp3"});
-    EXPECT_TRUE(settled.stitch);
-    if (settled.stitch) {
-      EXPECT_TRUE(queue->finish_stitch(*settled.stitch, {.files = {"orders/" + id + "/result.mp3"}}));
-    }
-    EXPECT_EQ(order_status(id), "completed");
+    complete_one_chunk_order(*queue, id);
     return id;
   }
 
@@ -132,11 +91,7 @@ class PolicyCooldownTest : public WorkersTest {
     return retry_after;
   }
 
-  // Whole seconds, so that retry_after and retry_at come out exact.
-  SteppedClock clock{std::chrono::floor<Seconds>(std::chrono::system_clock::now())};
   std::optional<orders::WorkQueue> queue;
-  std::optional<auth::Principal> key;
-  std::string template_id;
 };
 
 TEST_F(PolicyCooldownTest, FiveFlaggedOrdersAtATimeClimbTheLadderAndStayOnItsLastRung) {

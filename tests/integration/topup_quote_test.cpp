@@ -6,17 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mediagen/auth/keys.hpp"
 #include "mediagen/billing/subscriptions.hpp"
-#include "mediagen/orders/orders.hpp"
 #include "mediagen/orders/topup_quote.hpp"
 #include "mediagen/orders/work_queue.hpp"
-#include "mediagen/templates/seed.hpp"
-#include "mediagen/templates/templates.hpp"
-#include "mediagen/voices/catalogue_builder.hpp"
-#include "mediagen/voices/voices.hpp"
-#include "stepped_clock.hpp"
-#include "workers_fixture.hpp"
+#include "template_orders_fixture.hpp"
 
 namespace mediagen::test {
 namespace {
@@ -26,38 +19,16 @@ using namespace std::chrono_literals;
 
 constexpr std::string_view kText = "A sentence paid for from the balance.";
 
-class TopupQuoteTest : public WorkersTest {
+class TopupQuoteTest : public TemplateOrdersTest {
  protected:
   void SetUp() override {
-    WorkersTest::SetUp();
+    TemplateOrdersTest::SetUp();
     if (HasFatalFailure()) return;
-    const auto catalogue = voices::build_catalogue({{"gmw/en-US", "en-us", "English (America)", "male"}},
-                                                   {{"m2", "male2", "male", 0}});
-    std::string voice;
-    for (const auto& v : catalogue) {
-      if (v.service == "provider_a") voice = v.voice_id;
-    }
-    db::transact(*db, [&](db::Tx& tx) {
-      templates::seed_catalogue(*db, tx);
-      voices::seed_voices(*db, tx, catalogue);
-    });
-    auto made = templates::create_template(
-        *db, user,
-        {{"service_key", "provider_a"},
-         {"name", "Narrator"},
-         {"config", {{"tts_settings", {{"mode", "mode_v1"}, {"model_id", "a-v3"}, {"voice_id", voice}}}}}});
-    ASSERT_TRUE(made);
-    template_id = made->id;
-    key.emplace(auth::create_key(*db, {.user = user, .scopes = {}, .name = "k", .expires_at = {}, .limits = {}}).key);
+    quotes = &signer;
     billing::set_confirm_mode(*db, true);
   }
 
-  Result<orders::OperationReply> create(const json& extra = json::object()) {
-    json body{{"template_id", template_id}, {"input_text", kText}};
-    body.update(extra);
-    const orders::Caller caller{*key, TimeZone::utc(), {}, &clock, &signer};
-    return orders::create_order(*db, caller, body, std::nullopt);
-  }
+  Result<orders::OperationReply> create(const json& extra = json::object()) { return create_with(kText, extra); }
 
   // The 402's quote: its token and price.
   std::pair<std::string, std::int64_t> quote() {
@@ -85,11 +56,7 @@ class TopupQuoteTest : public WorkersTest {
                  " || '|' || (SELECT count(*) FROM orders) || '|' || (SELECT count(*) FROM topup_quote_uses)");
   }
 
-  // Whole seconds, so the quote's expiry is exactly five minutes on.
-  SteppedClock clock{std::chrono::floor<Seconds>(std::chrono::system_clock::now())};
   const orders::QuoteSigner signer{"integration secret"};
-  std::optional<auth::Principal> key;
-  std::string template_id;
 };
 
 TEST_F(TopupQuoteTest, AQuoteConfirmedWithinItsLifetimeChargesExactlyItsPrice) {
