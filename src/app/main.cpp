@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "admin_catalog_cli.hpp"
 #include "commands.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/connection.hpp"
@@ -30,6 +31,7 @@ struct Command {
   bool skip_voice_features = false;
   std::string features_service;
   CLI::App* voice_features = nullptr;
+  app::CatalogCommands catalog;
 };
 
 void add_serve(CLI::App& cli, Command& c, Config& config) {
@@ -122,6 +124,7 @@ void add_admin(CLI::App& cli, Command& c) {
   add_user_commands(*c.admin, c);
   add_key_commands(*c.admin, c);
   add_billing_commands(*c.admin, c);
+  app::add_catalog_commands(*c.admin, c.catalog);
   c.maintenance = c.admin->add_subcommand("maintenance", "Pause (on) or resume (off) work intake");
   c.maintenance->add_option("state", c.maintenance_state)->required()->check(CLI::IsMember({"on", "off"}));
   auto* billing = c.admin->add_subcommand("billing", "Billing modes");
@@ -160,6 +163,7 @@ int run(CLI::App& cli, Command& c, Config& config) {
   if (c.maintenance->parsed()) return app::admin_maintenance(config, c.maintenance_state == "on");
   if (c.confirm_mode->parsed()) return app::admin_billing_confirm_mode(config, c.confirm_state == "on");
   if (c.service_payg->parsed()) return app::admin_service_payg(config, c.service_code, c.payg_state == "on");
+  if (auto rc = app::run_catalog_command(config, c.catalog)) return *rc;
   return 0;
 }
 
