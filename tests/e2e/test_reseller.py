@@ -10,6 +10,7 @@ in no log line of the server or the operator commands.
 
 import re
 import unittest
+from concurrent.futures import ThreadPoolExecutor
 
 from harness import E2ETestCase
 from orders_support import invariant_checks
@@ -144,6 +145,28 @@ class ResellerTest(E2ETestCase):
         code = self.issue(1_000)
         self.assertRefused(self.server.api("GET", f"/reseller/codes/{code['uuid']}", other_key), 404,
                            "gift_code_not_found")
+
+    def test_parallel_cancels_have_one_winner_and_a_closed_window_refuses(self):
+        code = self.issue(3_000)
+        before = self.reseller_balance()
+        path = f"/reseller/codes/{code['uuid']}/cancel"
+        with ThreadPoolExecutor(max_workers=25) as pool:
+            answers = list(pool.map(lambda _: self.server.api("POST", path, self.key), range(50)))
+        statuses = sorted(r.status for r in answers)
+        self.assertEqual(statuses, [200] + [409] * 49, answers[:3])
+        for r in answers:
+            if r.status == 409:
+                self.assertEqual(r.body["reason"], "gift_code_not_cancellable", r)
+        self.assertEqual(self.reseller_balance(), before + 2_700)
+        # A window of zero minutes has closed by the time any cancel arrives.
+        closed = self.h.create_user()
+        self.h.cli("admin", "reseller", "enable", "--user", closed["id"], "--balance", 10_000,
+                   "--cancel-window-minutes", 0)
+        closed_key = self.h.create_key(closed["id"], scopes="reseller.read,reseller.write")["key"]
+        late = self.assertSuccess(self.server.api("POST", "/reseller/codes", closed_key, body={"nominal": 1_000}), 201)
+        self.codes.append(late["code"])
+        self.assertRefused(self.server.api("POST", f"/reseller/codes/{late['uuid']}/cancel", closed_key), 409,
+                           "gift_code_cancel_window_expired")
 
     def test_wildcard_and_full_keys_are_refused_and_a_non_reseller_is_not_found(self):
         for kw in ({"scopes": "*"}, {"preset": "full"}):
