@@ -162,3 +162,21 @@ FROM orders o JOIN order_items i ON i.order_id = o.id
 JOIN ledger_txns c ON c.kind = 'chunk_charge' AND c.reference = i.id::text
 WHERE o.status = 'failed' AND o.failure_reason = 'stitch_failed'
   AND NOT EXISTS (SELECT 1 FROM ledger_txns r WHERE r.kind = 'charge_refund' AND r.reference = c.reference);
+
+-- I19 gift codes: the outstanding account holds the nominal of every active code, per asset
+SELECT coalesce(a.asset_id, g.asset_id) AS asset_id, a.balance, g.nominal
+FROM (SELECT asset_id, balance FROM ledger_accounts WHERE kind = 'gift_outstanding') a
+FULL JOIN (SELECT asset_id, sum(nominal) AS nominal FROM gift_codes WHERE status = 'active' GROUP BY asset_id) g
+  ON g.asset_id = a.asset_id
+WHERE coalesce(a.balance, 0) <> coalesce(g.nominal, 0);
+
+-- I20 gift codes: each code's ledger matches its status (issued once; cancelled: returned once, by the same legs; redeemed: the nominal into one wallet once)
+SELECT g.id, g.status, count(*) FILTER (WHERE t.kind = 'gift_code_issue') AS issues,
+       count(*) FILTER (WHERE t.kind = 'gift_code_cancel') AS cancels,
+       count(*) FILTER (WHERE t.kind = 'gift_code_redeem') AS redeems
+FROM gift_codes g LEFT JOIN ledger_txns t ON t.reference = g.id::text
+  AND t.kind IN ('gift_code_issue', 'gift_code_cancel', 'gift_code_redeem')
+GROUP BY g.id, g.status
+HAVING count(*) FILTER (WHERE t.kind = 'gift_code_issue') <> 1
+    OR count(*) FILTER (WHERE t.kind = 'gift_code_cancel') <> (CASE WHEN g.status = 'cancelled' THEN 1 ELSE 0 END)
+    OR count(*) FILTER (WHERE t.kind = 'gift_code_redeem') <> (CASE WHEN g.status = 'redeemed' THEN 1 ELSE 0 END);
