@@ -49,11 +49,17 @@ workers::WorkerPoolOptions App::worker_options_with_hooks() {
 
 void App::work_queued(cache::Redis& redis) {
   workers_.wake();
+  // After a failed announce the next ones rest a while: with Redis stalled each would hold a
+  // pool thread (and the request it serves) for its timeouts, and other instances find the work
+  // on their workers' next timed wake-up anyway.
+  const auto now = clock_.now().time_since_epoch().count();
+  if (now < announce_resting_until_.load(std::memory_order_relaxed)) return;
   try {
     redis.command({"PUBLISH", queue_channel(config_), "1"});
   } catch (const std::exception& e) {
-    // Other instances still find the work on their workers' next timed wake-up.
     log::warn("could not announce queued work", {{"error", e.what()}});
+    const auto rest = std::chrono::duration_cast<TimePoint::duration>(kAnnounceRest).count();
+    announce_resting_until_.store(clock_.now().time_since_epoch().count() + rest, std::memory_order_relaxed);
   }
 }
 

@@ -10,6 +10,8 @@
 #include "mediagen/orders/order_files.hpp"
 #include "mediagen/orders/routes.hpp"
 #include "mediagen/realtime/auth_routes.hpp"
+#include "mediagen/reseller/code_format.hpp"
+#include "mediagen/reseller/routes.hpp"
 #include "mediagen/storage/routes.hpp"
 #include "mediagen/templates/routes.hpp"
 #include "mediagen/voices/routes.hpp"
@@ -87,6 +89,12 @@ void App::register_routes(const AppOptions& options) {
                             .public_url = config_.public_url,
                             .link_ttl = std::chrono::seconds(config_.link_ttl_seconds),
                             .authorize_path = &orders::authorize_download});
+  // Gift codes are sealed under a key derived from MEDIAGEN_SECRET: instances sharing it read
+  // each other's codes.
+  reseller::register_routes(router_, blocking_,
+                            {.cipher = std::make_shared<const reseller::CodeCipher>(config_.secret),
+                             .clock = clock_,
+                             .publish = [this](realtime::Event e) { hub_.publish(std::move(e)); }});
 }
 
 void App::add_gauges() {

@@ -55,4 +55,14 @@ int admin_billing_confirm_mode(const Config& config, bool on);
 // Opens or closes a service to pay-as-you-go; closed, its clones need a live subscription.
 int admin_service_payg(const Config& config, const std::string& service, bool on);
 
+// `admin reseller enable`: an option left out keeps the profile's value (the default for a new
+// one); --balance adds to the reseller balance from the platform's funding.
+struct ResellerEnableArgs {
+  std::int64_t user = 0;
+  std::optional<std::int64_t> balance, discount_bps, cancel_window_minutes;
+};
+int admin_reseller_enable(const Config& config, const ResellerEnableArgs& args);
+// `admin giftcode redeem`: the code's nominal into the user's wallet, exactly once.
+int admin_giftcode_redeem(const Config& config, const std::string& code, std::int64_t user);
+
 }  // namespace mediagen::app

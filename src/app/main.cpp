@@ -31,6 +31,9 @@ struct Command {
   bool skip_voice_features = false;
   std::string features_service;
   CLI::App* voice_features = nullptr;
+  app::ResellerEnableArgs reseller;
+  std::string gift_code;
+  CLI::App *reseller_enable = nullptr, *giftcode_redeem = nullptr;
   app::CatalogCommands catalog;
 };
 
@@ -111,6 +114,26 @@ void add_billing_commands(CLI::App& admin, Command& c) {
   c.plan_upsert->add_flag("--no-services", p.no_services, "Entitle no service");
 }
 
+void add_reseller_commands(CLI::App& admin, Command& c) {
+  auto* reseller = admin.add_subcommand("reseller", "Resellers");
+  reseller->require_subcommand(1);
+  app::ResellerEnableArgs& r = c.reseller;
+  c.reseller_enable = reseller->add_subcommand("enable", "Make a user a reseller, or change its terms");
+  c.reseller_enable->add_option("--user", r.user)->required();
+  c.reseller_enable->add_option("--balance", r.balance, "Minor units added to the reseller balance")
+      ->check(CLI::NonNegativeNumber);
+  c.reseller_enable->add_option("--discount-bps", r.discount_bps, "Discount on gift codes, 100 = 1%")
+      ->check(CLI::Range(0, 10000));
+  c.reseller_enable->add_option("--cancel-window-minutes", r.cancel_window_minutes,
+                                "How long after issue a code may be cancelled")
+      ->check(CLI::Range(0, 525600));
+  auto* giftcode = admin.add_subcommand("giftcode", "Gift codes");
+  giftcode->require_subcommand(1);
+  c.giftcode_redeem = giftcode->add_subcommand("redeem", "Credit a gift code's nominal to a user's balance");
+  c.giftcode_redeem->add_option("--code", c.gift_code, "LUM-XXXX-XXXX-XXXX")->required();
+  c.giftcode_redeem->add_option("--user", c.user_id)->required();
+}
+
 void add_admin(CLI::App& cli, Command& c) {
   c.admin = cli.add_subcommand("admin", "Operator commands");
   c.admin->require_subcommand(1);
@@ -124,6 +147,7 @@ void add_admin(CLI::App& cli, Command& c) {
   add_user_commands(*c.admin, c);
   add_key_commands(*c.admin, c);
   add_billing_commands(*c.admin, c);
+  add_reseller_commands(*c.admin, c);
   app::add_catalog_commands(*c.admin, c.catalog);
   c.maintenance = c.admin->add_subcommand("maintenance", "Pause (on) or resume (off) work intake");
   c.maintenance->add_option("state", c.maintenance_state)->required()->check(CLI::IsMember({"on", "off"}));
@@ -163,6 +187,8 @@ int run(CLI::App& cli, Command& c, Config& config) {
   if (c.maintenance->parsed()) return app::admin_maintenance(config, c.maintenance_state == "on");
   if (c.confirm_mode->parsed()) return app::admin_billing_confirm_mode(config, c.confirm_state == "on");
   if (c.service_payg->parsed()) return app::admin_service_payg(config, c.service_code, c.payg_state == "on");
+  if (c.reseller_enable->parsed()) return app::admin_reseller_enable(config, c.reseller);
+  if (c.giftcode_redeem->parsed()) return app::admin_giftcode_redeem(config, c.gift_code, c.user_id);
   if (auto rc = app::run_catalog_command(config, c.catalog)) return *rc;
   return 0;
 }

@@ -56,6 +56,8 @@ std::string_view to_string(AccountKind kind) noexcept {
     case AccountKind::quota_escrow: return "quota_escrow";
     case AccountKind::quota_spent: return "quota_spent";
     case AccountKind::quota_funding: return "quota_funding";
+    case AccountKind::reseller: return "reseller";
+    case AccountKind::gift_outstanding: return "gift_outstanding";
   }
   return "wallet";
 }
@@ -73,6 +75,9 @@ Account Account::quota_escrow(UserId user, std::string_view order_id, AssetId to
   return {AccountKind::quota_escrow, "order:" + std::string(order_id), user.value, std::string(order_id), tokens};
 }
 Account Account::platform(AccountKind kind, AssetId asset) { return {kind, "platform", 0, "", asset}; }
+Account Account::reseller(UserId user, AssetId asset) {
+  return {AccountKind::reseller, user_owner(user), user.value, "", asset};
+}
 
 Posted post(db::Db& db, db::Tx& tx, const Transfer& t) {
   bool any = false;

@@ -33,12 +33,18 @@ UNION ALL
 SELECT relname FROM pg_stat_user_tables
 WHERE relname IN ('ledger_entries', 'ledger_txns') AND n_tup_upd + n_tup_del > 0;
 
--- I7 an order's escrows never negative, and empty once the order is terminal
+-- I7 an order's escrows never negative; once the order is terminal they hold exactly what its live regenerations locked (only a completed or delivered order is regenerated, its status kept)
 SELECT a.order_id, a.kind, a.balance, o.status
 FROM ledger_accounts a JOIN orders o ON o.id = a.order_id
 WHERE a.kind IN ('escrow', 'quota_escrow')
   AND (a.balance < 0 OR (o.status IN ('completed', 'result_delivered', 'failed', 'compensated', 'cancelled')
-                         AND a.balance <> 0));
+                         AND a.balance <> (
+                           SELECT coalesce(sum(CASE WHEN a.kind = 'escrow' THEN i.surcharge_minor
+                                                    ELSE i.surcharge_quota_tokens END), 0)
+                           FROM order_items i
+                           WHERE i.order_id = o.id AND i.item_type = 'regeneration'
+                             AND i.status IN ('pending', 'processing')
+                             AND o.status IN ('completed', 'result_delivered'))));
 
 -- I8 a record is charged iff it completed with something to charge, by exactly its own amounts; a position (originals and retries; regenerations pay their own) at most once
 SELECT i.id::text AS item, i.status, count(t.id) AS charges
@@ -63,12 +69,14 @@ FROM order_items i JOIN ledger_txns t ON t.kind = 'chunk_charge' AND t.reference
 WHERE i.item_type IN ('chunk', 'retry')
 GROUP BY i.order_id, i.chunk_index HAVING count(t.id) > 1;
 
--- I9 item money fields: nothing consumed unless completed (then all of it), nothing locked once completed or the order is terminal
+-- I9 item money fields: nothing consumed unless completed (then all of it), nothing locked once completed or the order is terminal (but for a live regeneration of a completed or delivered order)
 SELECT i.id, i.status, o.status AS order_status, i.price_units, i.consumed_units, i.remaining_locked
 FROM order_items i JOIN orders o ON o.id = i.order_id
 WHERE (i.status <> 'completed' AND i.consumed_units <> 0)
    OR (i.status = 'completed' AND (i.consumed_units <> i.price_units OR i.remaining_locked <> 0))
-   OR (o.status IN ('completed', 'result_delivered', 'failed', 'compensated', 'cancelled') AND i.remaining_locked <> 0)
+   OR (o.status IN ('completed', 'result_delivered', 'failed', 'compensated', 'cancelled') AND i.remaining_locked <> 0
+       AND NOT (i.item_type = 'regeneration' AND i.status IN ('pending', 'processing')
+                AND o.status IN ('completed', 'result_delivered')))
    OR i.remaining_locked > i.price_units;
 
 -- I10 token split: quota + payg = the originals' tokens, the items' shares add up to the order's, the lock moved exactly that
@@ -110,10 +118,11 @@ WHERE o.task_type IN ('sfx', 'music') AND i.item_type = 'retry';
 SELECT order_id, chunk_index FROM order_items WHERE status IN ('pending', 'processing')
 GROUP BY order_id, chunk_index HAVING count(*) > 1;
 
--- I15 terminal orders have no live work
+-- I15 terminal orders have no live work but a regeneration of a completed or delivered order
 SELECT DISTINCT o.id, o.status FROM orders o JOIN order_items i ON i.order_id = o.id
 WHERE o.status IN ('completed', 'result_delivered', 'failed', 'compensated', 'cancelled')
-  AND i.status IN ('pending', 'processing');
+  AND i.status IN ('pending', 'processing')
+  AND NOT (i.item_type = 'regeneration' AND o.status IN ('completed', 'result_delivered'));
 
 -- I16 completed orders: the last attempt of every position completed and a result file listed
 -- (a voice search's result is data: its voices instead)
@@ -153,3 +162,21 @@ FROM orders o JOIN order_items i ON i.order_id = o.id
 JOIN ledger_txns c ON c.kind = 'chunk_charge' AND c.reference = i.id::text
 WHERE o.status = 'failed' AND o.failure_reason = 'stitch_failed'
   AND NOT EXISTS (SELECT 1 FROM ledger_txns r WHERE r.kind = 'charge_refund' AND r.reference = c.reference);
+
+-- I19 gift codes: the outstanding account holds the nominal of every active code, per asset
+SELECT coalesce(a.asset_id, g.asset_id) AS asset_id, a.balance, g.nominal
+FROM (SELECT asset_id, balance FROM ledger_accounts WHERE kind = 'gift_outstanding') a
+FULL JOIN (SELECT asset_id, sum(nominal) AS nominal FROM gift_codes WHERE status = 'active' GROUP BY asset_id) g
+  ON g.asset_id = a.asset_id
+WHERE coalesce(a.balance, 0) <> coalesce(g.nominal, 0);
+
+-- I20 gift codes: each code's ledger matches its status (issued once; cancelled: returned once, by the same legs; redeemed: the nominal into one wallet once)
+SELECT g.id, g.status, count(*) FILTER (WHERE t.kind = 'gift_code_issue') AS issues,
+       count(*) FILTER (WHERE t.kind = 'gift_code_cancel') AS cancels,
+       count(*) FILTER (WHERE t.kind = 'gift_code_redeem') AS redeems
+FROM gift_codes g LEFT JOIN ledger_txns t ON t.reference = g.id::text
+  AND t.kind IN ('gift_code_issue', 'gift_code_cancel', 'gift_code_redeem')
+GROUP BY g.id, g.status
+HAVING count(*) FILTER (WHERE t.kind = 'gift_code_issue') <> 1
+    OR count(*) FILTER (WHERE t.kind = 'gift_code_cancel') <> (CASE WHEN g.status = 'cancelled' THEN 1 ELSE 0 END)
+    OR count(*) FILTER (WHERE t.kind = 'gift_code_redeem') <> (CASE WHEN g.status = 'redeemed' THEN 1 ELSE 0 END);

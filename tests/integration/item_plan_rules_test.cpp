@@ -85,6 +85,7 @@ TEST_F(ItemPlanRulesTest, ARegenerationPastTheServiceCeilingIsLimitExceeded) {
   for (int i = 0; i < 2; ++i) expect_refused(regenerate(order, kText), 429, Reason::limit_exceeded);  // 78
   EXPECT_EQ(snapshot(), before);
   ASSERT_TRUE(regenerate(order, "Twenty-one characters"));  // 60: exactly the ceiling
+  expect_invariants(db_url);  // a completed order with a regeneration running is whole too
   run_regeneration(order.first);
 }
 

@@ -8,6 +8,7 @@
 // until drain() has let the connections finish -> stop() joins what is left (the destructor
 // calls it too).
 #include <atomic>
+#include <chrono>
 #include <boost/asio/io_context.hpp>
 #include <boost/system/result.hpp>
 #include <functional>
@@ -127,6 +128,9 @@ class App {
   // Bans, key invalidations, queued work and realtime events of every instance, through Redis.
   cache::Subscriber subscriber_;
   std::atomic<bool> bans_loaded_{false};
+  // Queued-work announces are skipped until then (clock ticks) after one failed (work_queued).
+  static constexpr std::chrono::seconds kAnnounceRest{2};
+  std::atomic<TimePoint::rep> announce_resting_until_{0};
   bool reconnected_ = false;  // the subscriber's thread only
   http::Router router_;
   http::Metrics metrics_;

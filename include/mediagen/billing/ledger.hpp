@@ -6,6 +6,8 @@
 // order's `escrow` and `quota_escrow` (what it holds locked); the platform's `revenue` and
 // `quota_spent` (what completed work consumed) and `funding` and `quota_funding` (where top-ups
 // and grants come from, the only accounts allowed below zero).
+// Resellers (migrations/0016): a reseller's `reseller` balance (what gift codes are paid from) and
+// the platform's `gift_outstanding` (the nominal of every gift code not yet redeemed or cancelled).
 //
 // A transfer is identified by (kind, reference): posting it twice posts nothing the second
 // time, which is what makes chunk charges exactly-once.
@@ -21,7 +23,9 @@
 
 namespace mediagen::billing {
 
-enum class AccountKind { wallet, escrow, revenue, funding, quota, quota_escrow, quota_spent, quota_funding };
+enum class AccountKind {
+  wallet, escrow, revenue, funding, quota, quota_escrow, quota_spent, quota_funding, reseller, gift_outstanding
+};
 std::string_view to_string(AccountKind kind) noexcept;
 
 struct Account {
@@ -36,6 +40,7 @@ struct Account {
   static Account escrow(UserId user, std::string_view order_id, AssetId asset);
   static Account quota_escrow(UserId user, std::string_view order_id, AssetId tokens);
   static Account platform(AccountKind kind, AssetId asset);
+  static Account reseller(UserId user, AssetId asset);
 };
 
 // One leg moves `amount` (> 0; zero legs are skipped) from one account to another of the same

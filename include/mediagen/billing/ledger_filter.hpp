@@ -21,9 +21,14 @@ namespace mediagen::billing {
 //   quota_grant       a subscription's tokens for the period
 //   quota_expire      tokens an earlier subscription left, lapsed
 //   admin_adjustment  an operator's top-up or correction
-inline constexpr std::string_view kLedgerKinds[] = {"order_lock",    "item_lock",   "chunk_charge",
-                                                    "charge_refund", "item_refund", "order_release",
-                                                    "quota_grant",   "quota_expire", "admin_adjustment"};
+//   reseller_topup    an operator's top-up of a reseller balance
+//   gift_code_issue   a gift code paid from the reseller balance
+//   gift_code_cancel  a cancelled gift code's cost back on the reseller balance
+//   gift_code_redeem  a gift code's nominal into the redeemer's wallet
+inline constexpr std::string_view kLedgerKinds[] = {
+    "order_lock",      "item_lock",       "chunk_charge",     "charge_refund",  "item_refund",
+    "order_release",   "quota_grant",     "quota_expire",     "admin_adjustment", "reseller_topup",
+    "gift_code_issue", "gift_code_cancel", "gift_code_redeem"};
 bool is_ledger_kind(std::string_view kind) noexcept;
 
 inline constexpr std::int64_t kDefaultLedgerPerPage = 20;
