@@ -5,6 +5,7 @@
 #include "mediagen/core/json_text.hpp"
 #include <nlohmann/json.hpp>
 
+#include "admin_catalog.hpp"
 #include "admin_output.hpp"
 #include "commands.hpp"
 #include "invalidation.hpp"
@@ -100,7 +101,9 @@ int admin_seed_demo(const Config& config, bool voice_features) {
     out["voices_deactivated"] = seeded_voices.deactivated;
     out["voice_tags"] = seeded_voices.tags;
     out["languages"] = services.languages;
+    out["ai_catalogue"] = seed_ai_catalogue(db, tx);
   });
+  announce_catalogue_change(config, out["ai_catalogue"]["version"].get<std::string>());
   // After the commit: the catalogue's new voices are what gets described.
   if (voice_features) out["voice_features"] = describe_voices(db);
   print(out);

@@ -54,6 +54,7 @@ App::App(const Config& config, const AppOptions& options, storage::LocalStore st
       ladder_(ladder_options(config_)),
       local_rates_(config_.instances),
       keys_(Seconds{config_.key_cache_ttl_seconds}, clock_),
+      catalogue_(clock_),
       channel_signer_(config_.pusher_key, pusher_secret(config_)),
       hub_(ioc_, hub_options(config_), config_.pusher_key, channel_signer_, blocking_, hub_hooks(),
            redis_options(config_, "mediagen"), clock_),
@@ -67,7 +68,8 @@ App::App(const Config& config, const AppOptions& options, storage::LocalStore st
       workers_(worker_options_with_hooks(), speech_, store_, config_.database_url, counters_),
       subscriber_(
           redis_options(config_, "mediagen-subscriber"),
-          {ladder_.channel(), invalidation_channel(config_.redis_prefix), queue_channel(config_), realtime_channel(config_)},
+          {ladder_.channel(), invalidation_channel(config_.redis_prefix), queue_channel(config_), realtime_channel(config_),
+           catalog::invalidation_channel(config_.redis_prefix)},
           [this](std::string_view channel, std::string_view payload) { on_fanout(channel, payload); },
           [this] { on_fanout_connected(); }, &counters_),
       router_(config_.api_prefix),

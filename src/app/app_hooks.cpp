@@ -73,6 +73,8 @@ void App::on_fanout(std::string_view channel, std::string_view payload) {
       bans_.prune(clock_.now());
       bans_.put(event->first, event->second);
     }
+  } else if (channel == catalog::invalidation_channel(config_.redis_prefix)) {
+    catalogue_.invalidate();
   } else if (auto what = parse_invalidation(payload)) {
     if (const auto* d = std::get_if<crypto::Sha256Digest>(&*what)) {
       keys_.invalidate_key(*d);
@@ -86,10 +88,11 @@ void App::on_fanout(std::string_view channel, std::string_view payload) {
   }
 }
 
-// After a reconnect the bans are reloaded and the key cache emptied: messages may have been
-// missed meanwhile.
+// After a reconnect the bans are reloaded and the key cache and the AI catalogue emptied:
+// messages may have been missed meanwhile.
 void App::on_fanout_connected() {
   if (reconnected_) keys_.invalidate_all();
+  catalogue_.invalidate();
   reconnected_ = true;
   blocking_.submit([this](db::Resources& r) {
     try {

@@ -5,6 +5,7 @@
 #include "mediagen/app/app.hpp"
 #include "mediagen/auth/routes.hpp"
 #include "mediagen/billing/routes.hpp"
+#include "mediagen/catalog/routes.hpp"
 #include "mediagen/core/json_text.hpp"
 #include "mediagen/orders/order_files.hpp"
 #include "mediagen/orders/routes.hpp"
@@ -52,6 +53,7 @@ void App::register_routes(const AppOptions& options) {
   account::register_routes(router_, blocking_);
   account::register_usage_routes(router_, blocking_);
   billing::register_wallet_routes(router_, blocking_);
+  catalog::register_routes(router_, blocking_, catalogue_);
   templates::register_routes(router_, blocking_);
   voices::register_routes(router_, blocking_);
   voices::register_clone_routes(router_, blocking_,

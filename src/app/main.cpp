@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "admin_catalog_cli.hpp"
 #include "commands.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/connection.hpp"
@@ -33,6 +34,7 @@ struct Command {
   app::ResellerEnableArgs reseller;
   std::string gift_code;
   CLI::App *reseller_enable = nullptr, *giftcode_redeem = nullptr;
+  app::CatalogCommands catalog;
 };
 
 void add_serve(CLI::App& cli, Command& c, Config& config) {
@@ -146,6 +148,7 @@ void add_admin(CLI::App& cli, Command& c) {
   add_key_commands(*c.admin, c);
   add_billing_commands(*c.admin, c);
   add_reseller_commands(*c.admin, c);
+  app::add_catalog_commands(*c.admin, c.catalog);
   c.maintenance = c.admin->add_subcommand("maintenance", "Pause (on) or resume (off) work intake");
   c.maintenance->add_option("state", c.maintenance_state)->required()->check(CLI::IsMember({"on", "off"}));
   auto* billing = c.admin->add_subcommand("billing", "Billing modes");
@@ -186,6 +189,7 @@ int run(CLI::App& cli, Command& c, Config& config) {
   if (c.service_payg->parsed()) return app::admin_service_payg(config, c.service_code, c.payg_state == "on");
   if (c.reseller_enable->parsed()) return app::admin_reseller_enable(config, c.reseller);
   if (c.giftcode_redeem->parsed()) return app::admin_giftcode_redeem(config, c.gift_code, c.user_id);
+  if (auto rc = app::run_catalog_command(config, c.catalog)) return *rc;
   return 0;
 }
 

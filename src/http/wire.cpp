@@ -34,11 +34,16 @@ std::string serialize_head(const Response& r, unsigned version, bool keep_alive,
   out += std::to_string(r.status);
   out += ' ';
   out += bhttp::obsolete_reason(static_cast<bhttp::status>(r.status));
-  out += "\r\nContent-Type: ";
-  out += r.content_type;
-  out += "\r\nContent-Length: ";
-  out += std::to_string(content_length);
   out += "\r\n";
+  // A 304 describes the representation the client already holds: a Content-Length here would
+  // have to be that one's (RFC 9110 8.6), so it carries neither length nor type.
+  if (r.status != 304) {
+    out += "Content-Type: ";
+    out += r.content_type;
+    out += "\r\nContent-Length: ";
+    out += std::to_string(content_length);
+    out += "\r\n";
+  }
   for (const auto& [k, v] : r.headers) {
     // Values are ours, but a line break would split the response: never emit one.
     if (k.find_first_of("\r\n:") != std::string::npos || v.find_first_of("\r\n") != std::string::npos) continue;

@@ -6,9 +6,12 @@
 #   healthz  mediagen GET /healthz      (public, no key, tiny JSON)
 #   key      mediagen GET {prefix}/key  (authenticated, served from the key cache)
 #   user     mediagen GET {prefix}/user (authenticated, one PostgreSQL read)
+#   ai304    mediagen GET {prefix}/ai/models with the current ETag in If-None-Match
+#            (a 304 from the in-memory AI catalogue)
 # and prints req/s, p50, p99 and the ratios to nginx, the auth cost
-# (1 - rps(key) / rps(healthz)) and the change of the key-cache, database and
-# Redis counters of /metrics across the /key run (0 expected for a hot key).
+# (1 - rps(key) / rps(healthz)), rps(ai304) / rps(key) (target >= 0.8) and the
+# change of the key-cache, database and Redis counters of /metrics across the
+# /key and the ai304 runs (0 expected for a hot key and a current catalogue).
 #
 # Environment (all optional):
 #   MEDIAGEN_BIN            server binary (default: build/mediagen of this repo)
@@ -21,7 +24,7 @@
 #   BENCH_DURATION          seconds per measured run (default 10)
 #   BENCH_WARMUP            seconds of warm-up per target (default 2)
 #   BENCH_THREADS, BENCH_CONNECTIONS   wrk -t / -c (default 2 / 64)
-#   BENCH_TARGETS           subset of "nginx healthz key user" (default all four;
+#   BENCH_TARGETS           subset of "nginx healthz key user ai304" (default all five;
 #                           "nginx" alone needs no mediagen binary)
 # Needs: wrk, nginx, curl; for throwaway services PostgreSQL 15 and redis-server.
 # Exit status: 0 on success, 1 when a target failed its check or wrk saw
@@ -36,7 +39,7 @@ duration="${BENCH_DURATION:-10}"
 warmup="${BENCH_WARMUP:-2}"
 threads="${BENCH_THREADS:-2}"
 connections="${BENCH_CONNECTIONS:-64}"
-targets="${BENCH_TARGETS:-nginx healthz key user}"
+targets="${BENCH_TARGETS:-nginx healthz key user ai304}"
 io_threads="${MEDIAGEN_IO_THREADS:-1}"
 api_prefix="${MEDIAGEN_API_PREFIX:-/api}"
 mediagen_bin="${MEDIAGEN_BIN:-$repo_root/build/mediagen}"
@@ -47,7 +50,7 @@ log() { echo "http_bench: $*" >&2; }
 has_target() { [[ " $targets " == *" $1 "* ]]; }
 
 for t in $targets; do
-  case "$t" in nginx|healthz|key|user) ;; *) die "unknown target '$t' in BENCH_TARGETS (use: nginx healthz key user)";; esac
+  case "$t" in nginx|healthz|key|user|ai304) ;; *) die "unknown target '$t' in BENCH_TARGETS (use: nginx healthz key user ai304)";; esac
 done
 [[ "$duration" =~ ^[0-9]+$ && "$duration" -gt 0 ]] || die "BENCH_DURATION must be a positive integer (seconds)"
 [[ "$warmup" =~ ^[0-9]+$ ]] || die "BENCH_WARMUP must be a non-negative integer (seconds)"
@@ -61,7 +64,7 @@ if ((${#missing[@]})); then
 fi
 
 need_mediagen=0
-for t in healthz key user; do has_target "$t" && need_mediagen=1; done
+for t in healthz key user ai304; do has_target "$t" && need_mediagen=1; done
 if ((need_mediagen)); then
   [[ -x "$mediagen_bin" ]] || die "server binary not found or not executable: $mediagen_bin (build it first or set MEDIAGEN_BIN)"
 fi
@@ -167,7 +170,8 @@ metric_sum() {
     END { if (found) printf "%.0f\n", s; else print "absent" }' "$file"
 }
 
-declare -A URL HDR RPS P50 P99 NON2XX SOCKERR
+# HDR2: a second request header (the If-None-Match of ai304); WANT: the status a target answers.
+declare -A URL HDR HDR2 WANT RPS P50 P99 NON2XX SOCKERR
 failed=0
 
 # ---------------------------------------------------------------- nginx ----
@@ -315,16 +319,34 @@ start_mediagen() {
   URL[key]="http://$public$api_prefix/key";       HDR[key]="X-API-KEY: $key"
   URL[user]="http://$public$api_prefix/user";     HDR[user]="X-API-KEY: $key"
   ADMIN_URL="http://$admin"
+  if has_target ai304; then
+    "$mediagen_bin" admin ai-model set --key bench-model --price-input 100 --price-output 400 \
+      >/dev/null 2>"$work_dir/mediagen/cli.err" || { cat "$work_dir/mediagen/cli.err" >&2; die "admin ai-model set failed"; }
+    local etag
+    etag="$(curl -sS -o /dev/null -D - -H "X-API-KEY: $key" "http://$public$api_prefix/ai/models" |
+      tr -d '\r' | awk 'tolower($1) == "etag:" {print $2; exit}')"
+    [[ -n "$etag" ]] || die "GET $api_prefix/ai/models answered no ETag"
+    URL[ai304]="http://$public$api_prefix/ai/models"; HDR[ai304]="X-API-KEY: $key"
+    HDR2[ai304]="If-None-Match: $etag"; WANT[ai304]=304
+  fi
 }
 
-# One request to each target: it must answer 200 before it is measured.
+# The -H arguments of a target.
+target_headers() {
+  local t="$1"
+  HDR_ARGS=()
+  [[ -n "${HDR[$t]:-}" ]] && HDR_ARGS+=(-H "${HDR[$t]}")
+  [[ -n "${HDR2[$t]:-}" ]] && HDR_ARGS+=(-H "${HDR2[$t]}")
+  return 0
+}
+
+# One request to each target: it must answer 200 (ai304: 304) before it is measured.
 check_target() {
-  local t="$1" code body="$work_dir/check-$1.body"
-  local -a hdr=()
-  [[ -n "${HDR[$t]}" ]] && hdr=(-H "${HDR[$t]}")
-  code="$(curl -sS -o "$body" -w '%{http_code}' "${hdr[@]}" "${URL[$t]}" 2>&1)" || code="curl failed: $code"
-  if [[ "$code" != "200" ]]; then
-    echo "http_bench: $t: GET ${URL[$t]} answered $code instead of 200:" >&2
+  local t="$1" code body="$work_dir/check-$1.body" want="${WANT[$1]:-200}"
+  target_headers "$t"
+  code="$(curl -sS -o "$body" -w '%{http_code}' "${HDR_ARGS[@]}" "${URL[$t]}" 2>&1)" || code="curl failed: $code"
+  if [[ "$code" != "$want" ]]; then
+    echo "http_bench: $t: GET ${URL[$t]} answered $code instead of $want:" >&2
     head -c 600 "$body" >&2 2>/dev/null || true
     echo >&2
     return 1
@@ -333,10 +355,9 @@ check_target() {
 
 run_wrk() {
   local t="$1" secs="$2" out="$3"
-  local -a hdr=()
-  [[ -n "${HDR[$t]}" ]] && hdr=(-H "${HDR[$t]}")
+  target_headers "$t"
   # In the background so that a signal to this script is handled at once.
-  wrk -t"$threads" -c"$connections" -d"${secs}s" --latency "${hdr[@]}" "${URL[$t]}" >"$out" 2>&1 &
+  wrk -t"$threads" -c"$connections" -d"${secs}s" --latency "${HDR_ARGS[@]}" "${URL[$t]}" >"$out" 2>&1 &
   wrk_pid=$!
   if ! wait "$wrk_pid"; then
     wrk_pid=""
@@ -358,21 +379,21 @@ bench_target() {
   if ((warmup > 0)); then
     run_wrk "$t" "$warmup" "$work_dir/warmup-$t.txt"
   fi
-  if [[ "$t" == key ]]; then
+  if [[ "$t" == key || "$t" == ai304 ]]; then
     scrape_metrics "$work_dir/metrics-before.txt"
   fi
   log "measuring $t: wrk -t$threads -c$connections -d${duration}s --latency ${URL[$t]}"
   run_wrk "$t" "$duration" "$work_dir/wrk-$t.txt"
-  if [[ "$t" == key ]]; then
+  if [[ "$t" == key || "$t" == ai304 ]]; then
     scrape_metrics "$work_dir/metrics-after.txt"
     local m before after
     for m in "${METRICS[@]}"; do
       before="$(metric_sum "$m" "$work_dir/metrics-before.txt")"
       after="$(metric_sum "$m" "$work_dir/metrics-after.txt")"
       if [[ "$before" == absent || "$after" == absent ]]; then
-        MDELTA[$m]="absent"
+        MDELTA[$t:$m]="absent"
       else
-        MDELTA[$m]="$((after - before))"
+        MDELTA[$t:$m]="$((after - before))"
       fi
     done
   fi
@@ -398,7 +419,7 @@ if ((need_mediagen)); then
 fi
 
 order=()
-for t in nginx healthz key user; do has_target "$t" && order+=("$t"); done
+for t in nginx healthz key user ai304; do has_target "$t" && order+=("$t"); done
 
 for t in "${order[@]}"; do
   check_target "$t" || die "target $t is not answering 200; nothing measured"
@@ -413,6 +434,7 @@ label() {
     healthz) echo "GET /healthz";;
     key) echo "GET $api_prefix/key";;
     user) echo "GET $api_prefix/user";;
+    ai304) echo "GET $api_prefix/ai/models 304";;
   esac
 }
 
@@ -435,16 +457,23 @@ if has_target key && has_target healthz; then
     else printf "auth cost: %.1f%% (1 - rps(key) / rps(healthz) = %.3f)\n", (1 - k / h) * 100, 1 - k / h }'
 fi
 
-if has_target key; then
-  echo "metrics change during the measured GET $api_prefix/key run (hot key: misses, db queries and redis commands should be 0):"
+if has_target key && has_target ai304; then
+  awk -v a="${RPS[ai304]}" -v k="${RPS[key]}" 'BEGIN {
+    if (a == "nan" || k == "nan" || k + 0 == 0) print "ai304 / key: -";
+    else printf "ai304 / key: %.3f (target >= 0.8: %s)\n", a / k, (a / k >= 0.8 ? "met" : "NOT met") }'
+fi
+
+for t in key ai304; do
+  has_target "$t" || continue
+  echo "metrics change during the measured $(label "$t") run (misses, db queries and redis commands should be 0):"
   for m in "${METRICS[@]}"; do
     note=""
-    if [[ "$m" != mediagen_key_cache_hits_total && "${MDELTA[$m]}" != 0 ]]; then
+    if [[ "$m" != mediagen_key_cache_hits_total && "${MDELTA[$t:$m]}" != 0 ]]; then
       note="  <-- expected 0"
     fi
-    printf '  %-36s %s%s\n' "$m" "${MDELTA[$m]}" "$note"
+    printf '  %-36s %s%s\n' "$m" "${MDELTA[$t:$m]}" "$note"
   done
-fi
+done
 
 if ((failed)); then
   echo "http_bench: some runs had non-2xx answers or socket errors (see above)" >&2

@@ -21,6 +21,7 @@
 #include "mediagen/cache/ban_ladder.hpp"
 #include "mediagen/cache/local_rate.hpp"
 #include "mediagen/cache/subscriber.hpp"
+#include "mediagen/catalog/catalogue_cache.hpp"
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/config.hpp"
 #include "mediagen/core/counters.hpp"
@@ -110,6 +111,7 @@ class App {
   cache::BanLadder ladder_;
   cache::LocalRateWindows local_rates_;
   auth::KeyCache keys_;
+  catalog::CatalogueCache catalogue_;  // the AI model catalogue, dropped on a change announced on Redis
   const realtime::ChannelSigner channel_signer_;
   realtime::Hub hub_;
   // Status changes become order channel events once their transaction committed.
