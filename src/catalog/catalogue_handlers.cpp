@@ -34,19 +34,19 @@ Display display_of(const http::RequestContext& ctx, const Catalogue& c) {
 std::optional<http::Reply> not_modified(const http::RequestContext& ctx, const std::string& tag) {
   const auto lines = ctx.request.header_values("If-None-Match");
   if (lines.empty() || !if_none_match(http::join_header_lines(lines), tag)) return std::nullopt;
-  return http::Reply{.status = 304, .data_json = "", .headers = {{"ETag", tag}, {"Vary", "X-Display-Currency"}},
+  return http::Reply{.status = 304, .data_json = "", .headers = {{"ETag", tag}, {"Vary", "X-Display-Currency, X-Timezone"}},
                      .bare = true};
 }
 
 http::Reply fresh(std::string data, const std::string& tag) {
   return http::Reply{.data_json = std::move(data),
-                     .headers = {{"ETag", tag}, {"Vary", "X-Display-Currency"}, {"Cache-Control", "no-cache"}}};
+                     .headers = {{"ETag", tag}, {"Vary", "X-Display-Currency, X-Timezone"}, {"Cache-Control", "no-cache"}}};
 }
 
 asio::awaitable<Result<http::Reply>> list(db::BlockingPool& pool, CatalogueCache& cache, http::RequestContext& ctx) {
   const CataloguePtr c = co_await current(pool, cache);
   const Display d = display_of(ctx, *c);
-  const std::string tag = etag(c->version, d);
+  const std::string tag = etag(c->version, d, ctx.tz);
   if (auto r = not_modified(ctx, tag)) co_return std::move(*r);
   co_return fresh(list_json(*c, d, ctx.tz), tag);
 }
@@ -57,7 +57,7 @@ asio::awaitable<Result<http::Reply>> one(db::BlockingPool& pool, CatalogueCache&
   const Model* m = c->find(ctx.params.get("key").value_or(""));
   if (!m || !m->callable()) co_return ApiError::not_found();
   const Display d = display_of(ctx, *c);
-  const std::string tag = etag(c->version, d);
+  const std::string tag = etag(c->version, d, ctx.tz);
   if (auto r = not_modified(ctx, tag)) co_return std::move(*r);
   co_return fresh(entry_json(*c, *m, d, ctx.tz), tag);
 }

@@ -101,13 +101,18 @@ Display choose_display(const Catalogue& c, const std::optional<std::string>& req
   return {code, std::nullopt, c.asset.precision, false, 0.0};
 }
 
-std::string etag(std::string_view version, const Display& display) {
+std::string etag(std::string_view version, const Display& display, const TimeZone& tz) {
   std::string out;
   out.reserve(version.size() + display.code.size() + 3);
   out += '"';
   out += version;
   out += '-';
   out += display.code;
+  if (!tz.is_utc()) {
+    // Zone names are ASCII letters, digits, '/', '_', '-' and '+': all valid in an entity tag.
+    out += '-';
+    out += tz.name();
+  }
   out += '"';
   return out;
 }

@@ -193,6 +193,19 @@ class AiCatalogueTests(E2ETestCase):
         self.assertEqual(self.server.api("GET", "/ai/models", self.key, headers={
             "X-Display-Currency": "EUR", "If-None-Match": eur.headers["etag"]}).status, 304)
 
+    def test_each_time_zone_has_its_own_etag(self):
+        # The asset's times are written in the X-Timezone zone, so the body differs by it.
+        utc, _ = self.models()
+        moscow = self.server.api("GET", "/ai/models", self.key, tz="Europe/Moscow")
+        tag = self.assertStrongEtag(moscow)
+        self.assertNotEqual(tag, utc.headers["etag"])
+        self.assertTrue(self.assertSuccess(moscow)["asset"]["created_at"].endswith("+03:00"))
+        cross = self.server.api("GET", "/ai/models", self.key, tz="Europe/Moscow",
+                                headers={"If-None-Match": utc.headers["etag"]})
+        self.assertSuccess(cross)
+        again = self.server.api("GET", "/ai/models", self.key, tz="Europe/Moscow", headers={"If-None-Match": tag})
+        self.assertEqual(again.status, 304, again)
+
     def test_304_costs_no_database_query(self):
         r, _ = self.models()
         tag = r.headers["etag"]

@@ -27,8 +27,9 @@ std::optional<std::string> parse_display_currency(std::string_view header);
 // Absent: the platform currency itself. A code without a rate: available false.
 Display choose_display(const Catalogue& catalogue, const std::optional<std::string>& requested);
 
-// The strong ETag of a representation: the catalogue version and the display currency, quoted.
-std::string etag(std::string_view version, const Display& display);
+// The strong ETag of a representation: the catalogue version and the display currency, and the
+// caller's time zone unless UTC (the asset's times are written in it), quoted.
+std::string etag(std::string_view version, const Display& display, const TimeZone& tz = TimeZone::utc());
 
 // If-None-Match (RFC 9110 13.1.2): "*" or a comma-separated list of entity tags, compared weakly
 // (W/ ignored). A malformed list matches nothing from the first bad tag on, so it gets a 200.

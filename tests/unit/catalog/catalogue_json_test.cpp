@@ -146,6 +146,15 @@ TEST(ETag, VersionAndDisplayCurrencyQuoted) {
   EXPECT_EQ(etag(c.version, choose_display(c, "EUR")), "\"7-abcdef12-EUR\"");
 }
 
+TEST(ETag, ATimeZoneOtherThanUtcIsPartOfTheTag) {
+  // The asset's times are written in the caller's zone: another zone is another representation.
+  const auto c = sample();
+  const auto moscow = TimeZone::parse("Europe/Moscow");
+  ASSERT_TRUE(moscow);
+  EXPECT_EQ(etag(c.version, choose_display(c, std::nullopt), *moscow), "\"7-abcdef12-USD-Europe/Moscow\"");
+  EXPECT_EQ(etag(c.version, choose_display(c, std::nullopt), TimeZone::utc()), "\"7-abcdef12-USD\"");
+}
+
 TEST(IfNoneMatch, MatchesOneOfAListWeaklyOrAStar) {
   const std::string tag = "\"7-abcdef12-USD\"";
   EXPECT_TRUE(if_none_match("\"7-abcdef12-USD\"", tag));
