@@ -54,6 +54,9 @@ void App::work_queued(cache::Redis& redis) {
   // on their workers' next timed wake-up anyway.
   const auto now = clock_.now().time_since_epoch().count();
   if (now < announce_resting_until_.load(std::memory_order_relaxed)) return;
+  // One announce at a time: it wakes every other instance, and more at once would only be more
+  // pool threads waiting on a stalled Redis.
+  if (announcing_.exchange(true, std::memory_order_acq_rel)) return;
   try {
     redis.command({"PUBLISH", queue_channel(config_), "1"});
   } catch (const std::exception& e) {
@@ -61,6 +64,7 @@ void App::work_queued(cache::Redis& redis) {
     const auto rest = std::chrono::duration_cast<TimePoint::duration>(kAnnounceRest).count();
     announce_resting_until_.store(clock_.now().time_since_epoch().count() + rest, std::memory_order_relaxed);
   }
+  announcing_.store(false, std::memory_order_release);
 }
 
 void App::on_fanout(std::string_view channel, std::string_view payload) {

@@ -131,6 +131,7 @@ class App {
   // Queued-work announces are skipped until then (clock ticks) after one failed (work_queued).
   static constexpr std::chrono::seconds kAnnounceRest{2};
   std::atomic<TimePoint::rep> announce_resting_until_{0};
+  std::atomic<bool> announcing_{false};  // an announce is waiting on Redis now
   bool reconnected_ = false;  // the subscriber's thread only
   http::Router router_;
   http::Metrics metrics_;
