@@ -74,9 +74,7 @@ std::optional<ApiError> plan_limits_refusal(db::Db& db, db::Tx& tx, UserId user,
     e.headers = {{"X-Concurrency-Limit", std::to_string(*ctx.slots)}, {"X-Concurrency-Current", std::to_string(active)}};
     return e;
   }
-  if (ctx.usage_limit && service_usage_since(db, tx, user, service, ctx.period_start_us) + tokens > *ctx.usage_limit) {
-    return ApiError::refused(Reason::limit_exceeded);
-  }
+  if (passes_service_ceiling(db, tx, user, ctx, service, tokens)) return ApiError::refused(Reason::limit_exceeded);
   return std::nullopt;
 }
 
