@@ -137,7 +137,7 @@ Result<Amounts> pay(db::Db& db, db::Tx& tx, const Locked& locked, std::string_vi
   const UserId user = locked.accounts.user;
   const std::string& service = locked.order.service_key;
   const CreateContext plan = read_create_context(db, tx, user, service);
-  if (passes_service_ceiling(db, tx, user, plan, service, tokens)) return ApiError::refused(Reason::limit_exceeded);
+  if (exceeds_service_ceiling(db, tx, user, plan, service, tokens)) return ApiError::refused(Reason::limit_exceeded);
   const std::int64_t quota = plan.entitled ? locked_quota(db, tx, user, locked.accounts.tokens) : 0;
   const std::int64_t from_quota = std::min(quota, tokens);
   if (from_quota < tokens && !plan.payg_enabled) return ApiError::refused(Reason::insufficient_allowance);

@@ -74,7 +74,7 @@ std::optional<ApiError> plan_limits_refusal(db::Db& db, db::Tx& tx, UserId user,
     e.headers = {{"X-Concurrency-Limit", std::to_string(*ctx.slots)}, {"X-Concurrency-Current", std::to_string(active)}};
     return e;
   }
-  if (passes_service_ceiling(db, tx, user, ctx, service, tokens)) return ApiError::refused(Reason::limit_exceeded);
+  if (exceeds_service_ceiling(db, tx, user, ctx, service, tokens)) return ApiError::refused(Reason::limit_exceeded);
   return std::nullopt;
 }
 

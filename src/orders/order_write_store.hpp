@@ -38,7 +38,7 @@ std::int64_t service_usage_since(db::Db& db, db::Tx& tx, UserId user, const std:
                                  std::int64_t since_us);
 
 // Whether `tokens` more on `service` would pass the live plan's ceiling on it this period.
-inline bool passes_service_ceiling(db::Db& db, db::Tx& tx, UserId user, const CreateContext& ctx,
+inline bool exceeds_service_ceiling(db::Db& db, db::Tx& tx, UserId user, const CreateContext& ctx,
                                    const std::string& service, std::int64_t tokens) {
   return ctx.usage_limit && service_usage_since(db, tx, user, service, ctx.period_start_us) + tokens > *ctx.usage_limit;
 }
