@@ -20,6 +20,17 @@ namespace asio = boost::asio;
 // input may hold kMaxInputChars code points of up to 4 bytes, instructions as many.
 constexpr std::size_t kSpeechBodyLimit = 8 * kMaxInputChars + 64 * 1024;
 
+// The pipeline's renderer for these routes (http::Route::render_error).
+http::Response openai_error_response(const ApiError& error, Locale locale) {
+  OpenAiError rendered = openai_error(error, locale);
+  http::Response r;
+  r.status = rendered.status;
+  r.headers = std::move(rendered.headers);
+  r.body = std::move(rendered.body);
+  r.close = error.close_connection;
+  return r;
+}
+
 struct Shared {
   db::BlockingPool& pool;
   CompatOptions options;

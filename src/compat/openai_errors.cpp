@@ -23,7 +23,7 @@ std::optional<std::int64_t> extra_int(const ApiError& e, std::string_view key) {
   return std::nullopt;
 }
 
-bool has_header(const http::Headers& headers, std::string_view name) {
+bool has_header(const std::vector<std::pair<std::string, std::string>>& headers, std::string_view name) {
   for (const auto& [k, v] : headers) {
     if (k == name) return true;
   }
@@ -98,16 +98,6 @@ OpenAiError openai_error(const ApiError& e, Locale locale) {
     if (auto after = extra_int(e, "retry_after"); after && *after > 0) out.headers.emplace_back("Retry-After", std::to_string(*after));
   }
   return out;
-}
-
-http::Response openai_error_response(const ApiError& error, Locale locale) {
-  OpenAiError rendered = openai_error(error, locale);
-  http::Response r;
-  r.status = rendered.status;
-  r.headers = std::move(rendered.headers);
-  r.body = std::move(rendered.body);
-  r.close = error.close_connection;
-  return r;
 }
 
 }  // namespace mediagen::compat

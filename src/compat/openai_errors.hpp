@@ -17,9 +17,10 @@
 // Extras of an ApiError named "param" and "code" (strings) set those members; no other extra
 // field is shown.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "mediagen/core/api_error.hpp"
-#include "mediagen/http/message.hpp"
 
 namespace mediagen::compat {
 
@@ -32,11 +33,8 @@ ApiError invalid_field(std::string field, Message message);
 struct OpenAiError {
   int status = 500;
   std::string body;  // JSON text
-  http::Headers headers;
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 OpenAiError openai_error(const ApiError& error, Locale locale);
-
-// The pipeline's renderer for the surface's routes (http::Route::render_error).
-http::Response openai_error_response(const ApiError& error, Locale locale);
 
 }  // namespace mediagen::compat

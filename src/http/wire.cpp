@@ -52,8 +52,10 @@ std::string serialize_head(const Response& r, unsigned version, bool keep_alive,
       out += "\r\nContent-Length: ";
       out += std::to_string(*content_length);
       out += "\r\n";
-    } else {
+    } else if (version != 10) {
       out += "\r\nTransfer-Encoding: chunked\r\n";
+    } else {
+      out += "\r\n";  // HTTP/1.0: the close ends the body
     }
   }
   for (const auto& [k, v] : r.headers) {

@@ -65,7 +65,8 @@ class FoldDetector {
 std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length);
 // The same with no length (HTTP/1.1 only): the body follows in chunked transfer coding.
 std::string serialize_chunked_head(const Response& r, bool keep_alive);
-// Either: a Content-Length when given, else Transfer-Encoding: chunked.
+// Either: a Content-Length when given, else Transfer-Encoding: chunked (HTTP/1.1) or nothing
+// (HTTP/1.0, whose body ends with the connection).
 std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::optional<std::size_t> content_length);
 
 }  // namespace mediagen::http::wire

@@ -5,6 +5,7 @@ independent decoder (ffmpeg) plays. Refusals write nothing. The ledger invariant
 every test."""
 
 import json
+import socket
 import unittest
 
 from compat_support import SPEECH_TEXT, bearer, decoded_samples, first_voice
@@ -120,6 +121,23 @@ class CompatSpeechTests(OrderFixtures, E2ETestCase):
         self.assertGreater(len(self.server.api("GET", f"/orders/{order['id']}/items", key).body["data"]), 1)
         # Every chunk's audio is in the answer: as long as the stitched track.
         self.assertGreater(decoded_samples(r.raw, "mp3"), 24000 * (order["result"].get("duration_ms", 0) or 0) / 1000 * 0.9)
+
+    def test_an_http10_client_gets_the_audio_ended_by_the_close(self):
+        _, key = self.account(balance=100_000)
+        voice = first_voice(self.server, key, MODEL)
+        body = json.dumps({"model": MODEL, "voice": voice, "input": SPEECH_TEXT}).encode()
+        head = (f"POST /v1/audio/speech HTTP/1.0\r\nHost: x\r\nAuthorization: Bearer {key}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        with socket.create_connection(self.server.public, timeout=120) as s:
+            s.sendall(head + body)
+            raw = b""
+            while chunk := s.recv(65536):
+                raw += chunk
+        header, _, audio = raw.partition(b"\r\n\r\n")
+        self.assertTrue(header.startswith(b"HTTP/1.0 200"), header)
+        self.assertNotIn(b"transfer-encoding", header.lower())
+        self.assertNotIn(b"content-length", header.lower())
+        self.assertGreater(decoded_samples(audio, "mp3"), 24000)
 
     # -- refusals: OpenAI's shape, nothing written
 
