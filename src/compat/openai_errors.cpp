@@ -85,6 +85,8 @@ OpenAiError openai_error(const ApiError& e, Locale locale) {
     param = e.fields.front().field;
     if (!e.fields.front().messages.empty()) message = render(e.fields.front().messages.front(), locale);
   }
+  // The spec's message names X-API-KEY, which this surface does not read.
+  if (message.empty() && e.message.key == "auth.api_key.missing") message = render(Message{"auth.bearer.missing"}, locale);
   if (message.empty()) message = render(e.message, locale);
   if (const auto* p = extra_string(e, "param")) param = *p;
   const std::string code = code_of(e);

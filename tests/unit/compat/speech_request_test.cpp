@@ -128,6 +128,11 @@ TEST(OpenAiErrors, EveryRefusalKeepsItsMeaning) {
   }
 }
 
+TEST(OpenAiErrors, AMissingKeyIsAskedForAsABearerToken) {
+  const auto body = rendered(ApiError::api_key_missing());
+  EXPECT_NE(body["error"]["message"].get<std::string>().find("Bearer"), std::string::npos);
+}
+
 TEST(OpenAiErrors, A429CarriesRetryAfterWhenTheWaitIsKnown) {
   const auto rate = openai_error(ApiError::rate_limited(7), Locale::en);
   bool found = false;
