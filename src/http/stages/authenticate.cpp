@@ -8,8 +8,10 @@ namespace {
 
 // The key as the route takes it: X-API-KEY alone on the spec's API (Authorization and Api-Key are
 // ignored there, spec 5.2); "Authorization: Bearer <key>" alone on a Bearer route.
+bool reads_x_api_key(const RequestContext& ctx) { return !ctx.route || ctx.route->key_header == KeyHeader::x_api_key; }
+
 std::optional<std::string_view> key_text(const RequestContext& ctx) {
-  if (ctx.route->key_header == KeyHeader::x_api_key) return ctx.request.header("X-API-KEY");
+  if (reads_x_api_key(ctx)) return ctx.request.header("X-API-KEY");
   auto value = ctx.request.header("Authorization");
   constexpr std::string_view kScheme = "bearer ";
   if (!value || value->size() < kScheme.size() || !iequals_ascii(value->substr(0, kScheme.size()), kScheme)) {
@@ -22,7 +24,7 @@ std::optional<std::string_view> key_text(const RequestContext& ctx) {
 }
 
 std::string_view key_header_name(const RequestContext& ctx) {
-  return ctx.route->key_header == KeyHeader::x_api_key ? "X-API-KEY" : "Authorization";
+  return reads_x_api_key(ctx) ? "X-API-KEY" : "Authorization";
 }
 
 // A value that cannot be one of our keys is invalid at once: no hash, no cache entry, no query.
