@@ -139,6 +139,22 @@ class CompatSpeechTests(OrderFixtures, E2ETestCase):
         self.assertNotIn(b"content-length", header.lower())
         self.assertGreater(decoded_samples(audio, "mp3"), 24000)
 
+    def test_a_client_that_goes_away_does_not_stop_the_order(self):
+        user, key = self.account(balance=1_000_000)
+        voice = first_voice(self.server, key, MODEL)
+        text = " ".join(f"Sentence number {i} of a text its client will not wait for." for i in range(60))
+        body = json.dumps({"model": MODEL, "voice": voice, "input": text}).encode()
+        head = (f"POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        with socket.create_connection(self.server.public, timeout=120) as s:
+            s.sendall(head + body)
+            first = s.recv(4096)
+        self.assertTrue(first.startswith(b"HTTP/1.1 200"), first[:200])
+        order_id = self.h.psql_value(f"SELECT id FROM orders WHERE user_id = {user['id']}")
+        order = self.wait_order(key, order_id, {"completed", "result_delivered"}, timeout=120)
+        self.assertTrue(order["result"]["files"])
+        self.assertTrue(self.server.healthy())
+
     # -- refusals: OpenAI's shape, nothing written
 
     def test_refusals_are_in_openai_shape_and_write_nothing(self):
