@@ -39,7 +39,10 @@ workers::WorkerPoolOptions App::worker_options_with_hooks() {
   auto options = worker_options(config_);
   options.cooldown.clock = &clock_;
   options.prompt_engines = {{"sfx", &sfx_}, {"music", &music_}};
-  options.on_change = [this](const orders::OrderChange& change) { order_events_.changed(change); };
+  options.on_change = [this](const orders::OrderChange& change) {
+    order_events_.changed(change);
+    if (change.subject == orders::OrderChange::Subject::item) speech_waiters_.notify(change.order_id);
+  };
   // The pool woke its own workers; the message is for the other instances (Redis is reached from
   // the blocking pool, whose threads hold the connections).
   options.on_requeued = [this] { blocking_.submit([this](db::Resources& r) { work_queued(r.redis); }); };

@@ -6,6 +6,7 @@
 #include "mediagen/auth/routes.hpp"
 #include "mediagen/billing/routes.hpp"
 #include "mediagen/catalog/routes.hpp"
+#include "mediagen/compat/routes.hpp"
 #include "mediagen/core/json_text.hpp"
 #include "mediagen/orders/order_files.hpp"
 #include "mediagen/orders/routes.hpp"
@@ -82,6 +83,15 @@ void App::register_routes(const AppOptions& options) {
        .uploads = &store_,
        .clock = &clock_,
        .quotes = &quotes_});
+  compat::register_routes(router_, blocking_,
+                          {.store = &store_,
+                           .waiters = &speech_waiters_,
+                           .on_queued = [this](cache::Redis& redis) { work_queued(redis); },
+                           .content_blocked =
+                               [rules = content_rules(config_)](std::string_view text) {
+                                 return workers::check_content(text, rules) == workers::ContentVerdict::policy_flagged;
+                               },
+                           .clock = &clock_});
   storage::register_routes(router_, blocking_,
                            {.store = store_,
                             .signer = storage::LinkSigner(link_secret_),

@@ -20,6 +20,8 @@ constexpr std::array kCatalogue = std::to_array<Entry>({
     {"auth.api_key.invalid", "API key is invalid.", "API-ключ недействителен."},
     {"auth.api_key.missing", "API key is missing: send it in the X-API-KEY header.",
      "API-ключ не передан: отправьте его в заголовке X-API-KEY."},
+    {"auth.bearer.missing", "API key is missing: send it as Authorization: Bearer <key>.",
+     "API-ключ не передан: отправьте его в заголовке Authorization: Bearer <ключ>."},
     {"auth.permission_denied", "This API key lacks the :permission permission.",
      "У этого API-ключа нет разрешения :permission."},
     {"clones.archived", "Voice clone archived.", "Клон голоса перемещён в архив."},

@@ -13,6 +13,12 @@ namespace mediagen::http {
 
 namespace {
 
+// The route's own error shape where it has one (a compatible surface), else the envelope.
+Response refusal_response(const RequestContext& ctx, const ApiError& e) {
+  if (ctx.route && ctx.route->render_error) return ctx.route->render_error(e, ctx.locale);
+  return error_response(e, ctx.locale, ctx.tz);
+}
+
 void apply_headers(const RequestView& request, RequestContext& ctx) {
   if (auto l = request.header("X-Locale")) ctx.locale = parse_locale(*l);
   if (auto z = request.header("X-Timezone")) {
@@ -34,19 +40,19 @@ boost::asio::awaitable<Response> Pipeline::handle(Exchange& exchange) {
     apply_headers(request, ctx);
     response = co_await run(exchange, ctx);
   } catch (const ApiError& e) {
-    response = error_response(e, ctx.locale, ctx.tz);
+    response = refusal_response(ctx, e);
   } catch (const db::Unavailable& e) {
     log::error("postgresql unavailable", {{"error", e.what()}});
-    response = error_response(ApiError::unavailable(e.what()), ctx.locale, ctx.tz);
+    response = refusal_response(ctx, ApiError::unavailable(e.what()));
   } catch (const cache::RedisError& e) {
     log::error("redis unavailable", {{"error", e.what()}});
-    response = error_response(ApiError::unavailable(e.what()), ctx.locale, ctx.tz);
+    response = refusal_response(ctx, ApiError::unavailable(e.what()));
   } catch (...) {
     // Anything else is a defect: it ends this request alone, as a 500 in the envelope.
     report_contained(&deps_.counters, Boundary::request, std::current_exception(),
                      {{"method", request.method_text()}, {"path", std::string_view(ctx.path)}});
     reported = true;
-    response = error_response(ApiError::internal_error("unexpected failure"), ctx.locale, ctx.tz);
+    response = refusal_response(ctx, ApiError::internal_error("unexpected failure"));
   }
   response.headers.insert(response.headers.end(), ctx.response_headers.begin(), ctx.response_headers.end());
   response.headers.emplace_back("X-Timezone", std::string(ctx.tz.name()));
@@ -65,7 +71,7 @@ boost::asio::awaitable<Response> Pipeline::handle(Exchange& exchange) {
 boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContext& ctx) {
   const TimePoint now = deps_.clock.now();
   const bool explicit_locale = ctx.request.header("X-Locale").has_value();
-  auto fail = [&](const ApiError& e) { return error_response(e, ctx.locale, ctx.tz); };
+  auto fail = [&](const ApiError& e) { return refusal_response(ctx, e); };
 
   if (auto banned = stages::check_ip_ban(ctx, deps_.bans, deps_.ladder, now)) co_return fail(*banned);
 

@@ -182,13 +182,20 @@ asio::awaitable<bool> Server::Impl::serve_requests(tcp::socket& socket, SessionS
 asio::awaitable<bool> Server::Impl::write_response(Connection& conn, Response& response, unsigned version,
                                                    bool keep_alive, bool head) {
   BodySource* source = response.body_source.get();
-  const std::uint64_t length = source ? source->size() : response.body.size();
-  const std::string head_bytes = wire::serialize_head(response, version, keep_alive, length);
+  const bool chunked = source && !source->sized();
+  // HTTP/1.0 has no chunked coding: the body's end is the connection's close.
+  const bool close_delimited = chunked && version == 10;
+  if (close_delimited) keep_alive = false;
+  const std::uint64_t length = source && !chunked ? source->size() : response.body.size();
+  const std::string head_bytes = chunked ? wire::serialize_head(response, version, keep_alive, std::nullopt)
+                                         : wire::serialize_head(response, version, keep_alive, length);
   if (source && !head) {
     const auto rate = static_cast<std::uint64_t>(std::max<std::int64_t>(1, options.stream_min_bytes_per_second));
-    const auto cap_seconds = options.stream_slack_seconds + static_cast<std::int64_t>(length / rate);
+    const auto cap_seconds = options.stream_slack_seconds +
+                             (chunked ? source->max_seconds() : static_cast<std::int64_t>(length / rate));
     const SteadyMs cap = steady_ms() + cap_seconds * 1000;
-    co_return co_await conn.stream(head_bytes, *source, options.read_timeout_seconds * 1000, cap);
+    const bool sent = co_await conn.stream(head_bytes, *source, options.read_timeout_seconds * 1000, cap, close_delimited);
+    co_return sent && !close_delimited;  // false closes the connection, which ends such a body
   }
   static const std::string kEmpty;
   co_return co_await conn.write(head_bytes, head ? kEmpty : response.body, options.read_timeout_seconds);

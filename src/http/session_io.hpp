@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <algorithm>
 #include <limits>
@@ -93,7 +94,11 @@ class Connection {
   // time. The deadline moves with every write that moves bytes (`stall_ms` after it) but never
   // past `cap`: a slow reader keeps its download, one that stopped reading loses the connection.
   // False when the connection must close: a failed piece, a stall, the cap, a reset.
-  asio::awaitable<bool> stream(const std::string& head, BodySource& source, SteadyMs stall_ms, SteadyMs cap) {
+  // An unsized source goes out chunked, or as bare pieces ended by the close (`close_delimited`,
+  // for HTTP/1.0).
+  asio::awaitable<bool> stream(const std::string& head, BodySource& source, SteadyMs stall_ms, SteadyMs cap,
+                               bool close_delimited = false) {
+    if (!source.sized()) co_return co_await stream_chunked(head, source, stall_ms, cap, close_delimited);
     std::uint64_t left = source.size();
     std::string_view unsent_head = head;
     do {
@@ -123,6 +128,34 @@ class Connection {
       rest.consume(n);
     }
     co_return true;
+  }
+
+  // An unsized body in chunked transfer coding (RFC 9112 7.1): each piece as one chunk, then the
+  // last chunk once the source says the body is complete. The wait for a piece is the source's
+  // (bounded by it); only writes are armed, and nothing goes on past `cap`.
+  asio::awaitable<bool> stream_chunked(const std::string& head, BodySource& source, SteadyMs stall_ms, SteadyMs cap,
+                                       bool close_delimited) {
+    if (!co_await write_progressing({asio::buffer(head), asio::const_buffer()}, stall_ms, cap)) co_return false;
+    for (;;) {
+      std::optional<std::string> next = co_await source.next();
+      if (!next || steady_ms() >= cap) co_return false;
+      if (close_delimited) {
+        if (next->empty()) co_return true;
+        if (!co_await write_progressing({asio::buffer(*next), asio::const_buffer()}, stall_ms, cap)) co_return false;
+        continue;
+      }
+      if (next->empty()) {
+        static constexpr std::string_view kLast = "0\r\n\r\n";
+        co_return co_await write_progressing({asio::buffer(kLast), asio::const_buffer()}, stall_ms, cap);
+      }
+      std::array<char, 20> size_line{};
+      const int n = std::snprintf(size_line.data(), size_line.size(), "%zx\r\n", next->size());
+      next->append("\r\n");
+      if (!co_await write_progressing({asio::buffer(size_line.data(), static_cast<std::size_t>(n)), asio::buffer(*next)},
+                                      stall_ms, cap)) {
+        co_return false;
+      }
+    }
   }
 
   tcp::socket& socket_;

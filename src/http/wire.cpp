@@ -28,6 +28,14 @@ bool framing_ok(const Parser& parser) {
 }
 
 std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length) {
+  return serialize_head(r, version, keep_alive, std::optional<std::size_t>(content_length));
+}
+
+std::string serialize_chunked_head(const Response& r, bool keep_alive) {
+  return serialize_head(r, 11, keep_alive, std::nullopt);
+}
+
+std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::optional<std::size_t> content_length) {
   std::string out;
   out.reserve(160 + 48 * r.headers.size());
   out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
@@ -40,9 +48,15 @@ std::string serialize_head(const Response& r, unsigned version, bool keep_alive,
   if (r.status != 304) {
     out += "Content-Type: ";
     out += r.content_type;
-    out += "\r\nContent-Length: ";
-    out += std::to_string(content_length);
-    out += "\r\n";
+    if (content_length) {
+      out += "\r\nContent-Length: ";
+      out += std::to_string(*content_length);
+      out += "\r\n";
+    } else if (version != 10) {
+      out += "\r\nTransfer-Encoding: chunked\r\n";
+    } else {
+      out += "\r\n";  // HTTP/1.0: the close ends the body
+    }
   }
   for (const auto& [k, v] : r.headers) {
     // Values are ours, but a line break would split the response: never emit one.

@@ -3,6 +3,7 @@
 // request seen through RequestView, the framing and folding checks, and the response head.
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -62,5 +63,10 @@ class FoldDetector {
 
 // Serialises the status line and headers; the body is written from its own buffer.
 std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length);
+// The same with no length (HTTP/1.1 only): the body follows in chunked transfer coding.
+std::string serialize_chunked_head(const Response& r, bool keep_alive);
+// Either: a Content-Length when given, else Transfer-Encoding: chunked (HTTP/1.1) or nothing
+// (HTTP/1.0, whose body ends with the connection).
+std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::optional<std::size_t> content_length);
 
 }  // namespace mediagen::http::wire

@@ -22,6 +22,7 @@
 #include "mediagen/cache/local_rate.hpp"
 #include "mediagen/cache/subscriber.hpp"
 #include "mediagen/catalog/catalogue_cache.hpp"
+#include "mediagen/compat/order_waiters.hpp"
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/config.hpp"
 #include "mediagen/core/counters.hpp"
@@ -104,6 +105,8 @@ class App {
   const Clock& clock_;
   InfraCounters own_counters_;
   InfraCounters& counters_;
+  // Speech answers waiting for their orders' chunks (compat), woken by the workers' changes.
+  compat::OrderWaiters speech_waiters_;
   // Before every part its coroutine frames point into: destroyed after them.
   boost::asio::io_context ioc_;
   db::BlockingPool blocking_;

@@ -56,10 +56,18 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 class BodySource {
  public:
   virtual ~BodySource() = default;
-  // Exactly how many bytes the pieces add up to: the Content-Length.
+  // Exactly how many bytes the pieces add up to: the Content-Length. Unused when !sized().
   virtual std::uint64_t size() const = 0;
+  // False for a body whose length is not known when the head goes out (audio made while it is
+  // sent): the server sends it with chunked transfer coding, and next() returns an empty piece
+  // once the body is complete.
+  virtual bool sized() const { return true; }
+  // For an unsized body: the longest the whole transfer may take, waits for pieces included;
+  // the server closes the connection past it.
+  virtual std::int64_t max_seconds() const { return 0; }
   // The next piece, never empty while bytes are left; nullopt when they cannot be had (the
-  // source reports why). The head has gone out by then, so the server closes the connection.
+  // source reports why). The head has gone out by then, so the server closes the connection
+  // (an unsized body then ends without its last chunk: the client sees a broken transfer).
   virtual boost::asio::awaitable<std::optional<std::string>> next() = 0;
 };
 

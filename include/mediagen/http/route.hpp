@@ -22,6 +22,11 @@ namespace mediagen::http {
 // Who may call a route: anyone, any active key, or a key holding one permission.
 enum class Access { open, any_key, scope };
 
+// Where a route's key comes from: X-API-KEY (the spec's API, section 5), or
+// "Authorization: Bearer <key>" on a surface that speaks another API's dialect (the
+// OpenAI-compatible speech routes), where clients can send nothing else.
+enum class KeyHeader { x_api_key, bearer };
+
 struct Route;
 
 struct PathParams {
@@ -79,6 +84,10 @@ struct Route {
   // path does, but without counting toward the ban ladder: the path is real, so a client that
   // keeps asking for it is not probing. Empty: the route exists for every key.
   std::function<boost::asio::awaitable<bool>(RequestContext&)> exists_for;
+  KeyHeader key_header = KeyHeader::x_api_key;
+  // Writes the route's refusals (from any stage after the route matched) in another API's error
+  // shape; empty: the spec's envelope.
+  std::function<Response(const ApiError&, Locale)> render_error;
   Handler handler;
   std::size_t metrics_index = 0;  // set by the router
 };

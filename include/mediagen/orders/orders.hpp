@@ -92,6 +92,23 @@ struct OrderUploads {
 Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nlohmann::json& body,
                                     const std::optional<IdempotencyKey>& idempotency,
                                     const OrderUploads& uploads = {});
+// A tts order from a template or from a service's model (the OpenAI-compatible surface): the
+// template's settings with `voice_id` and `speed` laid over them, or mode_v1 of `service_key`'s
+// `model_id` with that voice. Settings that do not pass the service's schema (an unknown voice,
+// a speed out of the model's range) are 422 template_model_outdated, before anything is written;
+// everything else - idempotency, limits, quota then balance, maintenance, the text - is
+// POST /orders' own transaction. Without a template the order's template_id is null.
+struct SpeechOrder {
+  std::optional<std::string> template_id;
+  std::string service_key;  // without a template
+  std::string model_id;     // without a template
+  std::optional<std::string> voice_id;
+  std::optional<double> speed;
+  std::string text;
+};
+Result<OperationReply> create_speech_order(db::Db& db, const Caller& caller, const SpeechOrder& request,
+                                           const std::optional<IdempotencyKey>& idempotency);
+
 Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::string_view order_id);
 Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string_view order_id,
                                    const nlohmann::json& body, const std::optional<IdempotencyKey>& idempotency);

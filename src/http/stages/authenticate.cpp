@@ -1,17 +1,38 @@
 #include "mediagen/auth/keys.hpp"
+#include "mediagen/core/ascii.hpp"
 #include "stages.hpp"
 
 namespace mediagen::http::stages {
 
 namespace {
 
-// Only X-API-KEY counts: Authorization and Api-Key are ignored (spec 5.2). A value that cannot be
-// one of our keys is invalid at once: no hash, no cache entry, no query.
+// The key as the route takes it: X-API-KEY alone on the spec's API (Authorization and Api-Key are
+// ignored there, spec 5.2); "Authorization: Bearer <key>" alone on a Bearer route.
+bool reads_x_api_key(const RequestContext& ctx) { return !ctx.route || ctx.route->key_header == KeyHeader::x_api_key; }
+
+std::optional<std::string_view> key_text(const RequestContext& ctx) {
+  if (reads_x_api_key(ctx)) return ctx.request.header("X-API-KEY");
+  auto value = ctx.request.header("Authorization");
+  constexpr std::string_view kScheme = "bearer ";
+  if (!value || value->size() < kScheme.size() || !iequals_ascii(value->substr(0, kScheme.size()), kScheme)) {
+    return std::nullopt;
+  }
+  std::string_view key = value->substr(kScheme.size());
+  while (!key.empty() && key.front() == ' ') key.remove_prefix(1);
+  while (!key.empty() && key.back() == ' ') key.remove_suffix(1);
+  return key;
+}
+
+std::string_view key_header_name(const RequestContext& ctx) {
+  return reads_x_api_key(ctx) ? "X-API-KEY" : "Authorization";
+}
+
+// A value that cannot be one of our keys is invalid at once: no hash, no cache entry, no query.
 Result<std::string_view> presented_key(const RequestContext& ctx, InfraCounters& counters) {
-  auto key = ctx.request.header("X-API-KEY");
+  auto key = key_text(ctx);
   if (!key || key->empty()) return ApiError::api_key_missing();
   // Two keys in one request: which one would be meant is anyone's guess.
-  if (!auth::is_key_shaped(*key) || ctx.request.header_count("X-API-KEY") > 1) {
+  if (!auth::is_key_shaped(*key) || ctx.request.header_count(key_header_name(ctx)) > 1) {
     counters.keys_malformed.fetch_add(1, std::memory_order_relaxed);
     return ApiError::api_key_invalid();
   }
@@ -40,7 +61,7 @@ std::optional<Result<void>> authenticate_cached(RequestContext& ctx, const auth:
 awaitable<Result<void>> authenticate_slow(RequestContext& ctx, auth::KeyCache& keys, db::BlockingPool& pool,
                                           InfraCounters& counters, TimePoint now) {
   // Reached only after authenticate_cached, which refused every key of the wrong shape.
-  auto key = ctx.request.header("X-API-KEY");
+  auto key = key_text(ctx);
   if (!key) co_return ApiError::api_key_missing();
   const auto digest = crypto::sha256(*key);
   counters.key_cache_misses.fetch_add(1, std::memory_order_relaxed);

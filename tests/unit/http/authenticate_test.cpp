@@ -169,5 +169,35 @@ TEST_F(AuthenticateTest, PrefersInvalidOverExpiredForADisabledExpiredKey) {
   EXPECT_EQ(message_key(authenticate(key("both"))), "auth.api_key.invalid");
 }
 
+// A Bearer route (the OpenAI-compatible surface) reads Authorization alone; the spec's routes
+// never do.
+TEST_F(AuthenticateTest, ABearerRouteReadsAuthorizationAlone) {
+  auto p = cache_key(key("bearer"));
+  Route bearer_route;
+  bearer_route.key_header = KeyHeader::bearer;
+  ctx.route = &bearer_route;
+  request.headers = {{"Authorization", "Bearer " + key("bearer")}};
+  auto r = stages::authenticate_cached(ctx, keys, counters, clock.now());
+  ASSERT_TRUE(r && r->has_value());
+  EXPECT_EQ(ctx.principal.get(), p.get());
+
+  request.headers = {{"X-API-KEY", key("bearer")}};
+  r = stages::authenticate_cached(ctx, keys, counters, clock.now());
+  ASSERT_TRUE(r && !r->has_value());
+  EXPECT_EQ(message_key(*r), "auth.api_key.missing");
+
+  request.headers = {{"Authorization", "Basic " + key("bearer")}};
+  r = stages::authenticate_cached(ctx, keys, counters, clock.now());
+  ASSERT_TRUE(r && !r->has_value());
+  EXPECT_EQ(message_key(*r), "auth.api_key.missing");
+
+  Route api_route;
+  ctx.route = &api_route;
+  request.headers = {{"Authorization", "Bearer " + key("bearer")}};
+  r = stages::authenticate_cached(ctx, keys, counters, clock.now());
+  ASSERT_TRUE(r && !r->has_value());
+  EXPECT_EQ(message_key(*r), "auth.api_key.missing");
+}
+
 }  // namespace
 }  // namespace mediagen::http

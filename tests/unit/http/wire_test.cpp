@@ -31,3 +31,18 @@ TEST(WireHead, NotModifiedHasNeitherLengthNorType) {
 
 }  // namespace
 }  // namespace mediagen::http::wire
+
+namespace mediagen::http::wire {
+namespace {
+
+TEST(WireHead, AnUnsizedBodyIsChunkedWithoutALength) {
+  Response r;
+  r.content_type = "audio/mpeg";
+  const auto head = serialize_chunked_head(r, true);
+  EXPECT_NE(head.find("Transfer-Encoding: chunked\r\n"), std::string::npos);
+  EXPECT_EQ(head.find("Content-Length"), std::string::npos);
+  EXPECT_NE(head.find("Content-Type: audio/mpeg\r\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mediagen::http::wire

@@ -1,0 +1,43 @@
+#pragma once
+// The OpenAI-compatible speech surface, outside the API prefix (OpenAI's SDKs take a base URL
+// ending in /v1): POST /v1/audio/speech (orders.write), GET /v1/models and GET /v1/audio/voices
+// (orders.read). Authenticated by "Authorization: Bearer <key>" on these routes only; every
+// refusal in OpenAI's error shape.
+#include <chrono>
+#include <functional>
+#include <memory>
+
+#include "mediagen/compat/order_waiters.hpp"
+#include "mediagen/orders/orders.hpp"
+
+namespace mediagen::http {
+class Router;
+}
+namespace mediagen::db {
+class BlockingPool;
+}
+namespace mediagen::cache {
+class Redis;
+}
+namespace mediagen::storage {
+class ObjectStore;
+}
+
+namespace mediagen::compat {
+
+struct CompatOptions {
+  storage::ObjectStore* store = nullptr;  // where the chunks' audio is read from; not owned
+  OrderWaiters* waiters = nullptr;        // woken when an order's chunk settles; not owned
+  // Called on the blocking pool after a speech order committed (wakes the workers).
+  std::function<void(cache::Redis& redis)> on_queued;
+  orders::ContentPolicy content_blocked;
+  const Clock* clock = nullptr;
+  // How often a waiting answer looks at its order when no wake-up came (another instance's
+  // worker made the chunk), and the longest the whole answer may take.
+  std::chrono::milliseconds poll_interval{250};
+  std::chrono::seconds max_wait{1800};
+};
+
+void register_routes(http::Router& router, db::BlockingPool& pool, CompatOptions options);
+
+}  // namespace mediagen::compat

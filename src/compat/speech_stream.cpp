@@ -1,0 +1,141 @@
+#include "speech_stream.hpp"
+
+#include <algorithm>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "mediagen/core/log.hpp"
+#include "mediagen/orders/order_reads.hpp"
+
+namespace mediagen::compat {
+namespace {
+
+namespace asio = boost::asio;
+using orders::ItemStatus;
+
+constexpr std::uint64_t kPieceBytes = 64 * 1024;
+constexpr std::chrono::milliseconds kPoolDeadline{10'000};
+
+}  // namespace
+
+ChunkState chunk_state(const orders::Order& order, int index) {
+  int positions = 0;
+  const orders::Item* latest = nullptr;
+  for (const auto& item : order.items) {
+    positions = std::max(positions, item.chunk_index + 1);
+    if (item.chunk_index != index) continue;
+    if (!latest || item.attempt_number > latest->attempt_number ||
+        (item.attempt_number == latest->attempt_number && item.created_at > latest->created_at)) {
+      latest = &item;
+    }
+  }
+  if (index >= positions) return {.kind = ChunkState::Kind::done};
+  if (latest && latest->status == ItemStatus::completed && latest->result_path) {
+    return {.kind = ChunkState::Kind::ready, .key = *latest->result_path};
+  }
+  if (latest && latest->status == ItemStatus::policy_flagged) return {.kind = ChunkState::Kind::policy_flagged};
+  if (latest && latest->status == ItemStatus::failed) return {.kind = ChunkState::Kind::failed};
+  if (orders::is_terminal(order.status)) return {.kind = ChunkState::Kind::ended};
+  return {.kind = ChunkState::Kind::waiting};
+}
+
+SpeechStream::SpeechStream(StreamSetup setup, std::unique_ptr<AudioOut> out)
+    : setup_(std::move(setup)), out_(std::move(out)), deadline_(std::chrono::steady_clock::now() + setup_.max_wait) {}
+
+// Looks at the order until chunk index_ is ready or will never be; between looks it sleeps until
+// a wake-up or the poll interval.
+asio::awaitable<ChunkState> SpeechStream::await_chunk() {
+  for (;;) {
+    auto look = [user = setup_.user, id = setup_.order_id, index = index_](db::Resources& r) -> ChunkState {
+      auto order = orders::find_own_order(r.db, user, id, /*with_items=*/true);
+      if (!order) return {.kind = ChunkState::Kind::ended};
+      return chunk_state(*order, index);
+    };
+    ChunkState state = co_await setup_.pool.run(std::move(look), kPoolDeadline);
+    if (state.kind != ChunkState::Kind::waiting) co_return state;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline_) co_return ChunkState{.kind = ChunkState::Kind::ended};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - now);
+    const auto pause = std::min(setup_.poll_interval, left);
+    if (setup_.waiters) {
+      co_await setup_.waiters->wait(setup_.order_id, pause);
+    } else {
+      asio::steady_timer timer(co_await asio::this_coro::executor, pause);
+      co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+  }
+}
+
+asio::awaitable<Result<void>> SpeechStream::start() {
+  ChunkState first = co_await await_chunk();
+  switch (first.kind) {
+    case ChunkState::Kind::ready: key_ = first.key; co_return Result<void>{};
+    case ChunkState::Kind::policy_flagged: co_return ApiError::refused(Reason::content_blocked);
+    case ChunkState::Kind::done: co_return ApiError::internal_error("a speech order without chunks");
+    default: co_return ApiError::unavailable("the first chunk of speech order " + setup_.order_id + " was not made");
+  }
+}
+
+// The next piece of the current chunk's file, converted; "" when the file is done.
+asio::awaitable<std::optional<std::string>> SpeechStream::read_piece() {
+  auto read = [&store = setup_.store, key = key_, offset = offset_, known = file_size_](
+                  db::Resources&) -> std::optional<std::pair<std::uint64_t, std::string>> {
+    std::uint64_t size = 0;
+    if (known) {
+      size = *known;
+    } else {
+      auto stat = store.stat(key);
+      if (!stat || !*stat) return std::nullopt;
+      size = **stat;
+    }
+    if (offset >= size) return std::pair{size, std::string()};
+    auto bytes = store.read(key, offset, std::min(kPieceBytes, size - offset));
+    if (!bytes) return std::nullopt;
+    return std::pair{size, std::move(*bytes)};
+  };
+  auto got = co_await setup_.pool.run(std::move(read), kPoolDeadline);
+  if (!got) {
+    log::warn("speech stream: a chunk's audio could not be read", {{"order_id", setup_.order_id}, {"index", index_}});
+    co_return std::nullopt;
+  }
+  file_size_ = got->first;
+  if (got->second.empty()) co_return std::string();
+  offset_ += got->second.size();
+  co_return out_->feed(got->second);
+}
+
+asio::awaitable<std::optional<std::string>> SpeechStream::next() {
+  if (finished_) co_return std::string();
+  for (;;) {
+    if (!key_.empty()) {
+      auto piece = co_await read_piece();
+      if (!piece) co_return std::nullopt;
+      if (!piece->empty()) co_return piece;
+      if (offset_ < file_size_.value_or(0)) continue;  // the converter held this piece back
+      key_.clear();
+      offset_ = 0;
+      file_size_.reset();
+      ++index_;
+      continue;
+    }
+    ChunkState state = co_await await_chunk();
+    if (state.kind == ChunkState::Kind::ready) {
+      key_ = state.key;
+      continue;
+    }
+    if (state.kind != ChunkState::Kind::done) {
+      log::info("speech stream ended early", {{"order_id", setup_.order_id}, {"index", index_}});
+      co_return std::nullopt;
+    }
+    auto tail = out_->finish();
+    finished_ = true;
+    if (!tail) co_return std::nullopt;
+    if (tail->empty()) co_return std::string();
+    co_return tail;
+  }
+}
+
+}  // namespace mediagen::compat

@@ -1,0 +1,79 @@
+#pragma once
+// The audio of a speech order, sent while it is made: chunk after chunk, in chunk_index order,
+// each as soon as its latest attempt completed, read from the object store in bounded pieces and
+// converted to the response's format on the way (audio_out.hpp). The body's length is unknown
+// when the head goes out, so the server sends it chunked.
+//
+// Waiting never holds an I/O thread: the order is read on the blocking pool, and between looks
+// the coroutine sleeps until this instance reports a change of the order (OrderWaiters) or the
+// poll interval passes (a chunk made by another instance). The whole answer has a ceiling.
+//
+// Outcomes:
+//   - start(): waits for the first chunk. A first chunk that fails is the caller's error answer
+//     (policy_flagged: 400 content_blocked; failed: 503), with nothing sent yet.
+//   - after bytes went out, a failed chunk, an order that ended without it (cancelled) or the
+//     ceiling ends the stream without its last chunk (next() gives nullopt): the client sees a
+//     broken transfer; the order's own rules refund what was not made.
+//   - a client that goes away stops only the sending; the order goes on.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "audio_out.hpp"
+#include "mediagen/compat/order_waiters.hpp"
+#include "mediagen/core/api_error.hpp"
+#include "mediagen/core/ids.hpp"
+#include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/http/message.hpp"
+#include "mediagen/orders/order.hpp"
+#include "mediagen/storage/object_store.hpp"
+
+namespace mediagen::compat {
+
+struct StreamSetup {
+  db::BlockingPool& pool;
+  storage::ObjectStore& store;
+  OrderWaiters* waiters = nullptr;
+  UserId user;
+  std::string order_id;
+  std::chrono::milliseconds poll_interval{250};
+  std::chrono::seconds max_wait{1800};
+};
+
+// Where an order's audio stands for the stream: the next chunk's file, or why there is none yet.
+struct ChunkState {
+  enum class Kind { ready, waiting, failed, policy_flagged, ended, done };
+  Kind kind = Kind::waiting;
+  std::string key;  // the file of a ready chunk
+};
+// Pure: the state of chunk `index` in the order's items (the latest attempt of each position).
+ChunkState chunk_state(const orders::Order& order, int index);
+
+class SpeechStream final : public http::BodySource {
+ public:
+  SpeechStream(StreamSetup setup, std::unique_ptr<AudioOut> out);
+
+  // Waits for the first chunk (see above); call before handing the stream to the server.
+  boost::asio::awaitable<Result<void>> start();
+
+  std::uint64_t size() const override { return 0; }
+  bool sized() const override { return false; }
+  std::int64_t max_seconds() const override { return setup_.max_wait.count(); }
+  boost::asio::awaitable<std::optional<std::string>> next() override;
+
+ private:
+  boost::asio::awaitable<ChunkState> await_chunk();
+  boost::asio::awaitable<std::optional<std::string>> read_piece();
+
+  StreamSetup setup_;
+  std::unique_ptr<AudioOut> out_;
+  std::chrono::steady_clock::time_point deadline_;
+  int index_ = 0;
+  std::string key_;             // the chunk being sent; empty between chunks
+  std::uint64_t offset_ = 0;
+  std::optional<std::uint64_t> file_size_;
+  bool finished_ = false;       // the last bytes went out; next() answers "" from now on
+};
+
+}  // namespace mediagen::compat
