@@ -39,6 +39,7 @@ workers::WorkerPoolOptions App::worker_options_with_hooks() {
   auto options = worker_options(config_);
   options.cooldown.clock = &clock_;
   options.prompt_engines = {{"sfx", &sfx_}, {"music", &music_}};
+  options.upstreams = &upstreams_;
   options.on_change = [this](const orders::OrderChange& change) { order_events_.changed(change); };
   // The pool woke its own workers; the message is for the other instances (Redis is reached from
   // the blocking pool, whose threads hold the connections).

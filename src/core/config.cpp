@@ -123,6 +123,13 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   num("MEDIAGEN_ENGINE_DELAY_MS", c.engine_delay_ms, 0, 600000);
   str("MEDIAGEN_ENGINE_FAIL_MARKER", c.engine_fail_marker);
   str("MEDIAGEN_SOUNDFONT", c.soundfont);
+  num("MEDIAGEN_UPSTREAM_CONNECT_TIMEOUT_MS", c.upstream_connect_timeout_ms, 100, 600000);
+  num("MEDIAGEN_UPSTREAM_TIMEOUT_MS", c.upstream_timeout_ms, 100, 3600000);
+  num("MEDIAGEN_UPSTREAM_ATTEMPTS", c.upstream_attempts, 1, 10);
+  num("MEDIAGEN_UPSTREAM_BACKOFF_MS", c.upstream_backoff_ms, 0, 60000);
+  num("MEDIAGEN_UPSTREAM_MAX_IN_FLIGHT", c.upstream_max_in_flight, 1, 1024);
+  num("MEDIAGEN_UPSTREAM_BREAKER_FAILURES", c.upstream_breaker_failures, 1, 1000);
+  num("MEDIAGEN_UPSTREAM_BREAKER_OPEN_MS", c.upstream_breaker_open_ms, 100, 86400000);
   if (auto v = getenv("MEDIAGEN_CONTENT_POLICY")) c.content_policy = split_list(*v);
   num("MEDIAGEN_DB_POOL_SIZE", c.db_pool_size, 1, 256);
   num("MEDIAGEN_INSTANCES", c.instances, 1, 1000);
