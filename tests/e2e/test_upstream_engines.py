@@ -114,6 +114,30 @@ class UpstreamEngineTests(OrderFixtures, E2ETestCase):
 
     # -- the tests
 
+    def test_0_the_engine_command_refuses_what_does_not_fit_and_seed_demo_keeps_the_choice(self):
+        for args, said in [(["--service", "nope", "--kind", "openai", "--url", "http://x"], "no service"),
+                           (["--service", "provider_a", "--kind", "openai"], "--url is required"),
+                           (["--service", "music", "--kind", "openai", "--url", "http://x"], "cannot serve"),
+                           (["--service", "provider_a", "--kind", "openai", "--url", "ftp://x"], "http"),
+                           (["--service", "provider_a", "--kind", "openai", "--url", "http://x",
+                             "--api-key-env", "A", "--api-key-file", "/k"], "not both")]:
+            with self.subTest(args=args):
+                p = self.h.run_cli("admin", "service", "engine", *args)
+                self.assertNotEqual(p.returncode, 0)
+                self.assertIn(said, p.stderr)
+        self.assertEqual(self.h.psql_value("SELECT engine FROM services WHERE key = 'provider_a'"), "openai")
+        before = self.h.psql_value("SELECT string_agg(voice_id, ',' ORDER BY voice_id) FROM voices v"
+                                   " JOIN services s ON s.id = v.service_id WHERE s.key = 'provider_a' AND v.is_active")
+        out = self.h.cli("admin", "seed-demo", "--skip-voice-features", extra_env=self.env)
+        type(self).outputs.append(out)
+        self.assertEqual(self.h.psql_rows("SELECT key, engine FROM services WHERE key IN ('provider_a', 'sfx')"
+                                          " ORDER BY key"), [["provider_a", "openai"], ["sfx", "elevenlabs"]])
+        after = self.h.psql_value("SELECT string_agg(voice_id, ',' ORDER BY voice_id) FROM voices v"
+                                  " JOIN services s ON s.id = v.service_id WHERE s.key = 'provider_a' AND v.is_active")
+        self.assertEqual(after, before)
+        self.assertEqual(len(after.split(",")), 2)  # the upstream's two voices, not espeak's
+        self.assertIn("error", out["upstream_voices"]["provider_b"])  # its key is refused: voices kept
+
     def test_a_openai_shape_order_completes_with_a_track_and_estimated_subtitles(self):
         user, key = self.account(balance=100_000)
         voice = self.voice_of(key, "provider_a", "af_bella")
