@@ -81,7 +81,9 @@ int admin_seed_demo(const Config& config, bool voice_features) {
       assets.push_back({{"code", asset.code}, {"precision", asset.precision}});
     }
     const auto services = templates::seed_catalogue(db, tx);
-    const auto seeded_voices = voices::seed_voices(db, tx, catalogue);
+    // Every voice service behind an upstream: nothing embedded to seed (the tags came with the
+    // first seed, which ran before any service could be given an upstream).
+    const auto seeded_voices = catalogue.empty() ? voices::VoiceSeedReport{} : voices::seed_voices(db, tx, catalogue);
     nlohmann::ordered_json service_list = nlohmann::ordered_json::array();
     for (const auto& s : services.services) {
       service_list.push_back({{"key", s.key}, {"kind", s.kind}, {"models", s.models}});
