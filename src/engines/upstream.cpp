@@ -36,6 +36,25 @@ std::chrono::milliseconds backoff(std::chrono::milliseconds base, int attempt) {
   return std::chrono::milliseconds(pick(random));
 }
 
+// An admitted call's slot, given back however the call ends (a throw counts as a failure).
+class Slot {
+ public:
+  explicit Slot(upstream_detail::Guard& g) : guard_(g) {}
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
+  ~Slot() {
+    if (!done_) guard_.finish(true);
+  }
+  void finish(bool failed) {
+    done_ = true;
+    guard_.finish(failed);
+  }
+
+ private:
+  upstream_detail::Guard& guard_;
+  bool done_ = false;
+};
+
 // The last attempt's end, as the chunk sees it.
 struct Ending {
   std::string outcome;  // metric label
@@ -101,6 +120,7 @@ boost::system::result<HttpAnswer, EngineFailure> Upstreams::call(const UpstreamT
     return EngineFailure::technical("upstream_unavailable",
                                     open ? "upstream circuit open: failing fast" : "upstream busy: no slot in time");
   }
+  Slot slot(g);
   const upstream_detail::HttpLimits limits{options_.connect_timeout, options_.total_timeout, options_.max_response_bytes};
   Ending end;
   for (int attempt = 0; attempt < std::max(1, options_.max_attempts); ++attempt) {
@@ -114,7 +134,7 @@ boost::system::result<HttpAnswer, EngineFailure> Upstreams::call(const UpstreamT
       end = judge(*answer);
       count(target.service, end.outcome);
       if (!end.failure) {
-        g.finish(false);
+        slot.finish(false);
         return std::move(*answer);
       }
     } else {
@@ -131,7 +151,7 @@ boost::system::result<HttpAnswer, EngineFailure> Upstreams::call(const UpstreamT
     if (!end.retryable || long_wait) break;
   }
   const bool counts = end.failure->reason == "upstream_unavailable" || end.failure->reason == "upstream_unauthorized";
-  g.finish(counts);
+  slot.finish(counts);
   return std::move(*end.failure);
 }
 

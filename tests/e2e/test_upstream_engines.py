@@ -38,7 +38,7 @@ INJECTED = [
 class UpstreamEngineTests(OrderFixtures, E2ETestCase):
     server_env = {
         "MEDIAGEN_WORKERS": "1",  # the injected failures' order is the paragraphs' order
-        "MEDIAGEN_UPSTREAM_TIMEOUT_MS": "3000",
+        "MEDIAGEN_UPSTREAM_TIMEOUT_MS": "6000",  # ample for the stand-in's answers on a loaded machine
         "MEDIAGEN_UPSTREAM_ATTEMPTS": "2",
         "MEDIAGEN_UPSTREAM_BACKOFF_MS": "20",
         "MEDIAGEN_UPSTREAM_BREAKER_FAILURES": "2",
@@ -50,7 +50,7 @@ class UpstreamEngineTests(OrderFixtures, E2ETestCase):
     @classmethod
     def prepare(cls):
         cls.seed()
-        cls.up = StandIn(SECRET, slow_seconds=5.0)
+        cls.up = StandIn(SECRET, slow_seconds=9.0)  # past the timeout
         cls.dead = StandIn(SECRET)
         cls.outputs = []  # every CLI answer, searched for the keys at the end
         env = {"UPSTREAM_TEST_KEY": SECRET, "UPSTREAM_WRONG_KEY": WRONG}
