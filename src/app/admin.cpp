@@ -7,6 +7,7 @@
 
 #include "admin_catalog.hpp"
 #include "admin_output.hpp"
+#include "admin_upstream.hpp"
 #include "commands.hpp"
 #include "invalidation.hpp"
 #include "mediagen/app/database.hpp"
@@ -70,6 +71,8 @@ int admin_seed_demo(const Config& config, bool voice_features) {
     return fail(std::string("cannot list the speech voices: ") + e.what());
   }
   if (catalogue.empty()) return fail("the speech synthesiser lists no voices; is espeak-ng-data installed?");
+  // The voices of a service an upstream serves come from the upstream, after the commit.
+  catalogue = without_upstream_services(db, std::move(catalogue));
 
   nlohmann::ordered_json out;
   db::transact(db, [&](db::Tx& tx) {
@@ -78,7 +81,9 @@ int admin_seed_demo(const Config& config, bool voice_features) {
       assets.push_back({{"code", asset.code}, {"precision", asset.precision}});
     }
     const auto services = templates::seed_catalogue(db, tx);
-    const auto seeded_voices = voices::seed_voices(db, tx, catalogue);
+    // Every voice service behind an upstream: nothing embedded to seed (the tags came with the
+    // first seed, which ran before any service could be given an upstream).
+    const auto seeded_voices = catalogue.empty() ? voices::VoiceSeedReport{} : voices::seed_voices(db, tx, catalogue);
     nlohmann::ordered_json service_list = nlohmann::ordered_json::array();
     for (const auto& s : services.services) {
       service_list.push_back({{"key", s.key}, {"kind", s.kind}, {"models", s.models}});
@@ -104,6 +109,7 @@ int admin_seed_demo(const Config& config, bool voice_features) {
     out["ai_catalogue"] = seed_ai_catalogue(db, tx);
   });
   announce_catalogue_change(config, out["ai_catalogue"]["version"].get<std::string>());
+  out["upstream_voices"] = sync_all_upstream_voices(config, db);
   // After the commit: the catalogue's new voices are what gets described.
   if (voice_features) out["voice_features"] = describe_voices(db);
   print(out);

@@ -64,6 +64,7 @@ App::App(const Config& config, const AppOptions& options, storage::LocalStore st
       quotes_(link_secret_),
       speech_(espeak_),
       music_(config_.soundfont.empty() ? std::string(engines::kDefaultSoundfont) : config_.soundfont),
+      upstreams_(upstream_options(config_)),
       clone_job_(store_, espeak_, [this](realtime::Event e) { hub_.publish(std::move(e)); }),
       workers_(worker_options_with_hooks(), speech_, store_, config_.database_url, counters_),
       subscriber_(

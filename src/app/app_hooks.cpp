@@ -39,6 +39,7 @@ workers::WorkerPoolOptions App::worker_options_with_hooks() {
   auto options = worker_options(config_);
   options.cooldown.clock = &clock_;
   options.prompt_engines = {{"sfx", &sfx_}, {"music", &music_}};
+  options.upstreams = &upstreams_;
   options.on_change = [this](const orders::OrderChange& change) {
     order_events_.changed(change);
     if (change.subject == orders::OrderChange::Subject::item) speech_waiters_.notify(change.order_id);

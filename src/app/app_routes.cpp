@@ -108,6 +108,7 @@ void App::register_routes(const AppOptions& options) {
 }
 
 void App::add_gauges() {
+  metrics_.add_gauge_source([this](std::string& out) { upstreams_.render_metrics(out); });
   metrics_.add_gauge_source([this](std::string& out) {
     out += gauge("mediagen_blocking_pool_threads", "gauge",
                  "Threads of the blocking pool (one PostgreSQL connection each).", blocking_.threads());

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "admin_catalog_cli.hpp"
+#include "admin_upstream_cli.hpp"
 #include "commands.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/connection.hpp"
@@ -35,6 +36,7 @@ struct Command {
   std::string gift_code;
   CLI::App *reseller_enable = nullptr, *giftcode_redeem = nullptr;
   app::CatalogCommands catalog;
+  app::UpstreamCommands upstream;
 };
 
 void add_serve(CLI::App& cli, Command& c, Config& config) {
@@ -161,6 +163,7 @@ void add_admin(CLI::App& cli, Command& c) {
   c.service_payg = service->add_subcommand("payg", "Open (on) or close (off) a service to pay-as-you-go");
   c.service_payg->add_option("--service", c.service_code)->required();
   c.service_payg->add_option("state", c.payg_state)->required()->check(CLI::IsMember({"on", "off"}));
+  app::add_upstream_commands(*service, c.upstream);
 }
 
 int run(CLI::App& cli, Command& c, Config& config) {
@@ -190,6 +193,7 @@ int run(CLI::App& cli, Command& c, Config& config) {
   if (c.reseller_enable->parsed()) return app::admin_reseller_enable(config, c.reseller);
   if (c.giftcode_redeem->parsed()) return app::admin_giftcode_redeem(config, c.gift_code, c.user_id);
   if (auto rc = app::run_catalog_command(config, c.catalog)) return *rc;
+  if (auto rc = app::run_upstream_command(config, c.upstream)) return *rc;
   return 0;
 }
 

@@ -98,6 +98,19 @@ workers::WorkerPoolOptions worker_options(const Config& config) {
           .db_limits = connect_limits(config)};
 }
 
+engines::UpstreamOptions upstream_options(const Config& config) {
+  using std::chrono::milliseconds;
+  engines::UpstreamOptions o;
+  o.connect_timeout = milliseconds(config.upstream_connect_timeout_ms);
+  o.total_timeout = milliseconds(config.upstream_timeout_ms);
+  o.max_attempts = config.upstream_attempts;
+  o.backoff_base = milliseconds(config.upstream_backoff_ms);
+  o.max_in_flight = config.upstream_max_in_flight;
+  o.breaker_failures = config.upstream_breaker_failures;
+  o.breaker_open = milliseconds(config.upstream_breaker_open_ms);
+  return o;
+}
+
 http::PipelineOptions pipeline_options(const Config& config) {
   return {.trusted_proxies = config.trusted_proxies,
           .docs_url = config.docs_url,

@@ -6,6 +6,7 @@
 #include "mediagen/cache/ban_ladder.hpp"
 #include "mediagen/core/config.hpp"
 #include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/engines/upstream.hpp"
 #include "mediagen/http/pipeline.hpp"
 #include "mediagen/http/server.hpp"
 #include "mediagen/realtime/hub.hpp"
@@ -26,6 +27,7 @@ std::string link_secret(const Config& config);
 workers::ContentRules content_rules(const Config& config);
 // Without the hooks, which App sets.
 workers::WorkerPoolOptions worker_options(const Config& config);
+engines::UpstreamOptions upstream_options(const Config& config);
 http::PipelineOptions pipeline_options(const Config& config);
 http::ServerOptions public_server_options(const Config& config, http::UpgradeHandler& upgrade);
 http::ServerOptions admin_server_options(const Config& config);

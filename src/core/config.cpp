@@ -79,6 +79,20 @@ static std::vector<std::int64_t> parse_cooldown_ladder(const std::string& text) 
   return parse_ladder("MEDIAGEN_POLICY_COOLDOWN_SECONDS", text);
 }
 
+// The upstream provider engines' timeouts, retries, cap and breaker.
+static void read_upstream_settings(Config& c, const std::function<std::optional<std::string>(const char*)>& getenv) {
+  auto num = [&](const char* name, auto& field, std::int64_t min, std::int64_t max) {
+    if (auto v = getenv(name)) field = static_cast<std::remove_reference_t<decltype(field)>>(parse_int(name, *v, min, max));
+  };
+  num("MEDIAGEN_UPSTREAM_CONNECT_TIMEOUT_MS", c.upstream_connect_timeout_ms, 100, 600000);
+  num("MEDIAGEN_UPSTREAM_TIMEOUT_MS", c.upstream_timeout_ms, 100, 3600000);
+  num("MEDIAGEN_UPSTREAM_ATTEMPTS", c.upstream_attempts, 1, 10);
+  num("MEDIAGEN_UPSTREAM_BACKOFF_MS", c.upstream_backoff_ms, 0, 60000);
+  num("MEDIAGEN_UPSTREAM_MAX_IN_FLIGHT", c.upstream_max_in_flight, 1, 1024);
+  num("MEDIAGEN_UPSTREAM_BREAKER_FAILURES", c.upstream_breaker_failures, 1, 1000);
+  num("MEDIAGEN_UPSTREAM_BREAKER_OPEN_MS", c.upstream_breaker_open_ms, 100, 86400000);
+}
+
 Config Config::from_env(const std::function<std::optional<std::string>(const char*)>& getenv) {
   Config c;
   auto str = [&](const char* name, std::string& field) { field = getenv(name).value_or(field); };
@@ -123,6 +137,7 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   num("MEDIAGEN_ENGINE_DELAY_MS", c.engine_delay_ms, 0, 600000);
   str("MEDIAGEN_ENGINE_FAIL_MARKER", c.engine_fail_marker);
   str("MEDIAGEN_SOUNDFONT", c.soundfont);
+  read_upstream_settings(c, getenv);
   if (auto v = getenv("MEDIAGEN_CONTENT_POLICY")) c.content_policy = split_list(*v);
   num("MEDIAGEN_DB_POOL_SIZE", c.db_pool_size, 1, 256);
   num("MEDIAGEN_INSTANCES", c.instances, 1, 1000);

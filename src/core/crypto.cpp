@@ -47,6 +47,34 @@ std::string random_bytes(std::size_t count) {
   return out;
 }
 
+std::optional<std::string> base64_decode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  unsigned value = 0;
+  int bits = 0;
+  std::size_t pad = 0;
+  for (const char c : text) {
+    int v = -1;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    else if (c == '=') { ++pad; continue; }
+    else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    if (v < 0 || pad > 0) return std::nullopt;  // a stray character, or data after the padding
+    value = (value << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((value >> bits) & 0xFFU);
+    }
+  }
+  // Left-over bits are the padding of the last group: 6 bits cannot encode a byte.
+  if (bits >= 6 || pad > 2) return std::nullopt;
+  return out;
+}
+
 std::string base64url(std::string_view bytes) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

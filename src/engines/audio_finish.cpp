@@ -93,6 +93,7 @@ boost::system::result<Audio, EngineFailure> finish_chunk(SpeechPcm pcm, const Fi
   audio.sample_rate = mp3->sample_rate;
   audio.duration_ms = mp3->duration_ms;
   audio.words = std::move(pcm.words);
+  audio.words_estimated = pcm.words_estimated;
   for (auto& w : audio.words) w.start_ms += mp3->delay_ms;
   return audio;
 }

@@ -142,7 +142,7 @@ void decode_stream(Session& s, const IntakeLimits& limits, Sink& sink) {
   PacketPtr packet{av_packet_alloc()};
   FramePtr frame{av_frame_alloc()};
   if (!packet || !frame) return;
-  Resampler resampler;
+  Resampler resampler(limits.output_rate);
   bool more = true;
   for (std::int64_t n = 0; more; ++n) {
     if (n >= limits.max_packets || Clock::now() > s.deadline) {
@@ -175,9 +175,12 @@ boost::system::result<AnalysisAudio, IntakeRefusal> decode(std::string_view byte
   Session s{MemoryInput{bytes}, Clock::now() + limits.max_decode_time, {}, {}, {}, -1, false};
   if (auto opened = open_container(s); !opened) return opened.error();
   if (auto opened = open_decoder(s); !opened) return opened.error();
-  const auto cap = static_cast<std::size_t>(std::max(0.0, limits.max_seconds) * kAnalysisSampleRate);
+  const int rate = std::clamp(limits.output_rate, 8000, 48000);
+  const auto cap = static_cast<std::size_t>(std::max(0.0, limits.max_seconds) * rate);
   Sink sink{cap};
-  decode_stream(s, limits, sink);
+  IntakeLimits shaped = limits;
+  shaped.output_rate = rate;
+  decode_stream(s, shaped, sink);
   if (sink.samples().empty()) {
     // A work cap reached before the first sample says nothing about the audio; it is not "empty".
     if (sink.truncated()) return IntakeRefusal::unsupported("no audio decoded within the work limits");
@@ -189,7 +192,8 @@ boost::system::result<AnalysisAudio, IntakeRefusal> decode(std::string_view byte
   audio.samples = std::move(sink).take();
   // Lossy decoders overshoot full scale, and float PCM may carry NaN or infinities.
   for (float& v : audio.samples) v = std::isfinite(v) ? std::clamp(v, -1.0f, 1.0f) : 0.0f;
-  audio.seconds = static_cast<double>(audio.samples.size()) / kAnalysisSampleRate;
+  audio.sample_rate = rate;
+  audio.seconds = static_cast<double>(audio.samples.size()) / rate;
   audio.format = container_name(s.format->iformat);
   return audio;
 }

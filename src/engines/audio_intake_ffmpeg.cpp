@@ -86,7 +86,7 @@ bool Resampler::configure(const AVFrame* frame) {
   format_ = frame->format;
   AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
   SwrContext* raw = nullptr;
-  if (swr_alloc_set_opts2(&raw, &mono, AV_SAMPLE_FMT_FLT, kAnalysisSampleRate, &layout_,
+  if (swr_alloc_set_opts2(&raw, &mono, AV_SAMPLE_FMT_FLT, output_rate_, &layout_,
                           static_cast<AVSampleFormat>(format_), rate_, 0, nullptr) < 0) {
     return false;
   }

@@ -71,11 +71,11 @@ class Sink {
   bool truncated_ = false;
 };
 
-// Decoded frames of any layout, rate and sample format to 16 kHz mono float. A stream whose
+// Decoded frames of any layout, rate and sample format to mono float at the output rate. A stream whose
 // shape changes part way (chained Ogg, a rate switch in MP3) gets a new converter.
 class Resampler {
  public:
-  Resampler() = default;
+  explicit Resampler(int output_rate) : output_rate_(output_rate) {}
   Resampler(const Resampler&) = delete;
   Resampler& operator=(const Resampler&) = delete;
   ~Resampler() { av_channel_layout_uninit(&layout_); }
@@ -93,6 +93,7 @@ class Resampler {
   AVChannelLayout layout_{};
   int rate_ = 0;
   int format_ = -1;
+  int output_rate_;
   std::vector<float> buffer_;
 };
 

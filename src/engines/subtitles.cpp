@@ -48,6 +48,11 @@ std::string render_srt(std::span<const TimedText> chunks) {
 
 std::string render_webvtt(std::span<const TimedText> chunks) {
   std::string out = "WEBVTT\n\n";
+  for (const auto& chunk : chunks) {
+    if (!chunk.estimated) continue;
+    out += "NOTE word timings: estimated\n\n";
+    break;
+  }
   for (const auto& cue : subtitle_cues(chunks)) {
     out += timestamp(cue.start_ms, '.') + " --> " + timestamp(cue.end_ms, '.');
     out += '\n';

@@ -34,7 +34,23 @@
 namespace mediagen::orders {
 namespace {
 
-std::string engine_request_json(const templates::SpeechSetup& setup, std::string_view engine) {
+// Where an upstream engine sends the chunk, and the key's source (never the key): the workers
+// call without reading the catalogue, and a later change of the service leaves this order alone.
+nlohmann::json upstream_request(const templates::ServiceUpstream& u, std::string_view service, std::string_view model,
+                                std::string_view voice) {
+  return {{"service", service},
+          {"url", u.url},
+          {"model", u.model.empty() ? std::string(model) : u.model},
+          {"key_env", u.key_env},
+          {"key_file", u.key_file},
+          {"voice", voice}};
+}
+
+std::string engine_request_json(const templates::SpeechSetup& setup) {
+  // A voice clone is a profile of the embedded engine, whichever engine serves the service.
+  const bool upstream = templates::is_upstream_engine(setup.service.engine) && setup.service.upstream &&
+                        setup.voice.profile_json.empty();
+  const std::string engine = upstream ? setup.service.engine : "espeak";
   nlohmann::json settings = nlohmann::json::object();
   if (setup.effective.stability) settings["stability"] = *setup.effective.stability;
   if (setup.effective.similarity_boost) settings["similarity_boost"] = *setup.effective.similarity_boost;
@@ -45,6 +61,10 @@ std::string engine_request_json(const templates::SpeechSetup& setup, std::string
                          {"variant", setup.voice.espeak_variant},
                          {"language", setup.language_code.value_or("")},
                          {"settings", std::move(settings)}};
+  if (upstream) {
+    request["upstream"] = upstream_request(*setup.service.upstream, setup.service.key, setup.model.model_id,
+                                           setup.voice.upstream_voice_id);
+  }
   // A voice clone's profile travels with the order: archiving the clone later does not change
   // how the order speaks.
   if (!setup.voice.profile_json.empty()) {
@@ -87,7 +107,7 @@ void use_speech_setup(NewOrder& order, const templates::SpeechSetup& setup) {
                    .unit = setup.model.capacity_unit,
                    .mode = order.mode};
   order.price_per_1k_minor = setup.model.price_per_1k_minor;
-  order.engine_request = engine_request_json(setup, "espeak");
+  order.engine_request = engine_request_json(setup);
 }
 
 // Sound effects and music: the service's first active model and its engine; the plan is one
@@ -104,6 +124,13 @@ bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_
   const std::uint32_t seed = params.seed.value_or(random_seed());
   order.plan = plan_generative(order.input_text, duration_ms, params.variants);
   order.engine_request = generative_engine_request(service->engine, order.task_type, duration_ms, seed);
+  if (templates::is_upstream_engine(service->engine)) {
+    if (auto u = templates::upstream_from_json(service->upstream_json)) {
+      auto request = nlohmann::json::parse(order.engine_request);
+      request["upstream"] = upstream_request(*u, order.service_key, order.model_id, "");
+      order.engine_request = to_json_text(request);
+    }
+  }
   return true;
 }
 

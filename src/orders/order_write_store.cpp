@@ -73,7 +73,8 @@ const db::Statement kInsertItems{
 // The template-less services (sfx, music): the service's first active model and its engine.
 const db::Statement kPromptService{
     "orders_prompt_service",
-    "SELECT s.key, COALESCE(m.model_id, ''), COALESCE(m.price_per_1k_minor, 0), s.engine FROM services s"
+    "SELECT s.key, COALESCE(m.model_id, ''), COALESCE(m.price_per_1k_minor, 0), s.engine,"
+    " COALESCE(s.upstream::text, '') FROM services s"
     " LEFT JOIN LATERAL (SELECT model_id, price_per_1k_minor FROM service_models"
     "  WHERE service_id = s.id AND is_active ORDER BY position, id LIMIT 1) m ON true"
     " WHERE s.key = $1 AND s.is_active"};
@@ -174,7 +175,7 @@ std::optional<PromptService> find_prompt_service(db::Db& db, const std::string& 
   auto rows = db::read(db, [&](db::Tx& tx) { return db.exec(tx, kPromptService, task_type); });
   if (rows.empty()) return std::nullopt;
   return PromptService{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(), rows[0][2].as<std::int64_t>(),
-                       rows[0][3].as<std::string>()};
+                       rows[0][3].as<std::string>(), rows[0][4].as<std::string>()};
 }
 
 bool order_exists(db::Db& db, db::Tx& tx, std::string_view order_id) {

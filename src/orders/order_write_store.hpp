@@ -75,6 +75,7 @@ struct PromptService {
   std::string model_id;
   std::int64_t price_per_1k_minor = 0;
   std::string engine;
+  std::string upstream_json;  // services.upstream; empty for the embedded engines
 };
 std::optional<PromptService> find_prompt_service(db::Db& db, const std::string& task_type);
 

@@ -30,7 +30,9 @@ CatalogueSeedReport seed_catalogue(db::Db& db, db::Tx& tx) {
         "INSERT INTO services (key, kind, name, capacity_unit, position, engine, name_ru)"
         " VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''))"
         " ON CONFLICT (key) DO UPDATE SET kind = EXCLUDED.kind, name = EXCLUDED.name, name_ru = EXCLUDED.name_ru,"
-        " capacity_unit = EXCLUDED.capacity_unit, position = EXCLUDED.position, engine = EXCLUDED.engine,"
+        " capacity_unit = EXCLUDED.capacity_unit, position = EXCLUDED.position,"
+        // An engine the operator chose (`admin service engine`) stays; otherwise the embedded one.
+        " engine = CASE WHEN services.engine_by_operator THEN services.engine ELSE EXCLUDED.engine END,"
         " updated_at = now()"
         " RETURNING id",
         s.key, std::string(to_string(s.kind)), s.name, std::string(to_string(s.capacity_unit)), service_position,

@@ -18,7 +18,8 @@ namespace {
   " COALESCE((SELECT json_agg(json_build_object('mode', d.mode, 'name', d.name, 'active', d.is_active)"       \
   "   ORDER BY d.position, d.mode) FROM service_modes d WHERE d.service_id = s.id), '[]')::text,"             \
   " COALESCE((SELECT json_agg(x.language ORDER BY x.language) FROM (SELECT DISTINCT v.language FROM voices v" \
-  "   WHERE v.service_id = s.id AND v.is_active AND v.language ~ '^[a-z]{2}$') x), '[]')::text"
+  "   WHERE v.service_id = s.id AND v.is_active AND v.language ~ '^[a-z]{2}$') x), '[]')::text,"              \
+  " s.engine, COALESCE(s.upstream::text, '')"
 
 const db::Statement kServiceByKey{"catalogue_service_by_key",
                                   "SELECT " MG_SERVICE_COLUMNS " FROM services s WHERE s.key = $1"};
@@ -26,13 +27,15 @@ const db::Statement kServices{"catalogue_services",
                               "SELECT " MG_SERVICE_COLUMNS " FROM services s"
                               " WHERE s.is_active AND (NOT $1 OR s.kind = 'tts') ORDER BY s.position, s.id"};
 const db::Statement kVoice{"catalogue_voice",
-                           "SELECT id::text, voice_id, name, language, espeak_voice, espeak_variant FROM voices"
+                           "SELECT id::text, voice_id, name, language, espeak_voice, espeak_variant, '',"
+                           " COALESCE(upstream_voice_id, voice_id) FROM voices"
                            " WHERE service_id = $1 AND voice_id = $2 AND is_active"};
 // The profile's base voice stands in for the catalogue voice; clones have no language column
 // (the base voice's language is spoken unless the template names one).
 const db::Statement kCloneVoice{
     "catalogue_clone_voice",
-    "SELECT c.id::text, c.voice_id, c.name, '', c.profile->>'voice', c.profile->>'variant', c.profile::text"
+    "SELECT c.id::text, c.voice_id, c.name, '', c.profile->>'voice', c.profile->>'variant', c.profile::text,"
+    " c.voice_id"
     " FROM voice_clones c JOIN services s ON s.key = c.service_key"
     " WHERE s.id = $1 AND c.voice_id = $2 AND c.user_id = $3 AND c.status = 'ready' AND c.profile IS NOT NULL"};
 const db::Statement kLanguages{"catalogue_languages",
@@ -101,6 +104,8 @@ ServiceCatalogue from_row(const pqxx::row& r) {
     c.modes.push_back({d.at("mode").get<std::string>(), d.at("name").get<std::string>(), d.at("active").get<bool>()});
   }
   c.voice_languages = strings(nlohmann::json::parse(r[8].as<std::string>()));
+  c.service.engine = r[9].as<std::string>();
+  if (is_upstream_engine(c.service.engine)) c.service.upstream = upstream_from_json(r[10].as<std::string>());
   return c;
 }
 
@@ -124,9 +129,10 @@ std::optional<CatalogueVoice> find_voice(db::Db& db, db::Tx& tx, std::int64_t se
   if (rows.empty() && owner) rows = db.exec(tx, kCloneVoice, service_id, std::string(voice_id), owner->value);
   if (rows.empty()) return std::nullopt;
   const auto& r = rows[0];
-  return CatalogueVoice{r[0].as<std::string>(), r[1].as<std::string>(), r[2].as<std::string>(),
-                        r[3].as<std::string>(), r[4].as<std::string>(), r[5].as<std::string>(),
-                        r.size() > 6 ? r[6].as<std::string>() : std::string()};
+  CatalogueVoice v{r[0].as<std::string>(), r[1].as<std::string>(), r[2].as<std::string>(),
+                   r[3].as<std::string>(), r[4].as<std::string>(), r[5].as<std::string>(), r[7].as<std::string>(),
+                   r[6].as<std::string>()};
+  return v;
 }
 
 std::vector<LanguageName> language_names(db::Db& db, db::Tx& tx, Locale locale) {

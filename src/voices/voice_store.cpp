@@ -146,30 +146,32 @@ VoiceSeedReport seed_voices(db::Db& db, db::Tx& tx, const std::vector<VoiceSeed>
                     {"espeak_voice", s.espeak_voice},
                     {"espeak_variant", s.espeak_variant},
                     {"preview_path", s.preview_path},
-                    {"is_public", s.is_public}});
+                    {"is_public", s.is_public},
+                    {"upstream_voice_id", s.upstream_voice_id}});
   }
   const std::string payload = to_json_text(rows);
   // One statement for the whole catalogue; the LumVoice id is derived from (service, voice_id),
   // so an existing row keeps the same id.
   tx.exec_params(
       "INSERT INTO voices (id, service_id, voice_id, name, language, locale, accent, gender, tags, espeak_voice,"
-      " espeak_variant, preview_path, is_public, is_active)"
+      " espeak_variant, preview_path, is_public, is_active, upstream_voice_id)"
       " SELECT r.id, s.id, r.voice_id, r.name, r.language, r.locale, r.accent, r.gender, r.tags, r.espeak_voice,"
-      " r.espeak_variant, r.preview_path, r.is_public, true"
+      " r.espeak_variant, r.preview_path, r.is_public, true, NULLIF(r.upstream_voice_id, '')"
       " FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, service text, voice_id text, name text, language text,"
       " locale text, accent text, gender text, tags text[], espeak_voice text, espeak_variant text,"
-      " preview_path text, is_public boolean)"
+      " preview_path text, is_public boolean, upstream_voice_id text)"
       " JOIN services s ON s.key = r.service"
       " ON CONFLICT (service_id, voice_id) DO UPDATE SET name = EXCLUDED.name, language = EXCLUDED.language,"
       " locale = EXCLUDED.locale, accent = EXCLUDED.accent, gender = EXCLUDED.gender, tags = EXCLUDED.tags,"
       " espeak_voice = EXCLUDED.espeak_voice, espeak_variant = EXCLUDED.espeak_variant,"
       " preview_path = EXCLUDED.preview_path, is_public = EXCLUDED.is_public, is_active = true,"
-      " updated_at = now()"
+      " upstream_voice_id = EXCLUDED.upstream_voice_id, updated_at = now()"
       " WHERE (voices.name, voices.language, voices.locale, voices.accent, voices.gender, voices.tags,"
-      " voices.espeak_voice, voices.espeak_variant, voices.preview_path, voices.is_public, voices.is_active)"
+      " voices.espeak_voice, voices.espeak_variant, voices.preview_path, voices.is_public, voices.is_active,"
+      " voices.upstream_voice_id)"
       " IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.language, EXCLUDED.locale, EXCLUDED.accent, EXCLUDED.gender,"
       " EXCLUDED.tags, EXCLUDED.espeak_voice, EXCLUDED.espeak_variant, EXCLUDED.preview_path,"
-      " EXCLUDED.is_public, true)",
+      " EXCLUDED.is_public, true, EXCLUDED.upstream_voice_id)",
       payload);
   db.count();
   auto gone = tx.exec_params(

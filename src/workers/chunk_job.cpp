@@ -3,6 +3,7 @@
 #include "engine_request.hpp"
 #include "mediagen/engines/audio_finish.hpp"
 #include "mediagen/engines/prompt_engine.hpp"
+#include "mediagen/engines/upstream.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/object_store.hpp"
 #include "mediagen/workers/speech_source.hpp"
@@ -18,7 +19,27 @@ ChunkFailure technical(std::string reason, std::string detail) {
 
 ChunkFailure from_engine(const engines::EngineFailure& f) {
   if (f.kind == engines::FailureKind::policy) return {orders::FailureKind::policy, "content_policy", f.detail};
-  return technical("engine_error", f.detail);
+  return technical(f.reason.empty() ? "engine_error" : f.reason, f.detail);
+}
+
+// An upstream provider's audio, finished like the embedded engines' speech: one path for loudness,
+// fades and MP3 whatever made the sound.
+boost::system::result<engines::Audio, ChunkFailure> from_upstream(const orders::ClaimedChunk& chunk,
+                                                                  EngineRequest& request, const ChunkContext& context) {
+  if (!context.upstreams) return technical("engine_unavailable", "no upstream engines here");
+  const auto& target = *request.upstream;
+  boost::system::result<engines::SpeechPcm, engines::EngineFailure> pcm = engines::SpeechPcm{};
+  if (chunk.task_type == "tts") {
+    request.speech.text = *chunk.text;
+    pcm = context.upstreams->speak(target, request.speech);
+  } else {
+    request.prompt.prompt = *chunk.text;
+    pcm = context.upstreams->generate(target, chunk.task_type, request.prompt);
+  }
+  if (!pcm) return from_engine(pcm.error());
+  auto audio = engines::finish_chunk(std::move(*pcm));
+  if (!audio) return from_engine(audio.error());
+  return std::move(*audio);
 }
 
 // The engine the request names makes the chunk's audio: speech through its source and finishing,
@@ -26,6 +47,7 @@ ChunkFailure from_engine(const engines::EngineFailure& f) {
 // without an engine, whose chunks fail and whose funds go back.
 boost::system::result<engines::Audio, ChunkFailure> generate(const orders::ClaimedChunk& chunk, EngineRequest& request,
                                                              const ChunkContext& context) {
+  if (request.upstream) return from_upstream(chunk, request, context);
   if (chunk.task_type == "tts" && request.engine == context.speech_engine) {
     request.speech.text = *chunk.text;
     auto pcm = context.speech.speak(request.speech);
@@ -68,7 +90,7 @@ ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& con
   if (!put) return technical("storage_error", put.error().detail);
   out.size = static_cast<std::int64_t>(audio->mp3.size());
   out.duration_ms = audio->duration_ms;
-  out.timings_json = timings_to_json(audio->words);
+  out.timings_json = timings_to_json(audio->words, audio->words_estimated);
   return out;
 }
 

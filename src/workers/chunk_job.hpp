@@ -20,6 +20,7 @@ class SpeechSource;
 
 namespace mediagen::engines {
 class PromptEngine;
+class Upstreams;
 }
 
 namespace mediagen::voices {
@@ -51,6 +52,8 @@ struct ChunkContext {
   std::function<bool()> before_engine;
   // Voice search: the catalogue's descriptions as the database has them now; may be empty.
   std::function<std::shared_ptr<const voices::VoiceIndex>()> voice_index;
+  // The upstream provider engines (their caps and breakers); null: chunks of such engines fail.
+  engines::Upstreams* upstreams = nullptr;
 };
 
 ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& context);

@@ -34,6 +34,20 @@ bool read_prompt_fields(const nlohmann::json& doc, engines::PromptRequest& out) 
   return true;
 }
 
+// The upstream's place and the key's source; nullopt when malformed.
+std::optional<engines::UpstreamTarget> read_upstream(const nlohmann::json& u, std::string_view engine) {
+  const auto kind = engines::parse_upstream_kind(engine);
+  if (!kind || !u.is_object()) return std::nullopt;
+  engines::UpstreamTarget t;
+  t.kind = *kind;
+  if (!read_string(u, "service", t.service) || !read_string(u, "url", t.url) || !read_string(u, "model", t.model) ||
+      !read_string(u, "key_env", t.key_env) || !read_string(u, "key_file", t.key_file) ||
+      !read_string(u, "voice", t.voice) || t.url.empty()) {
+    return std::nullopt;
+  }
+  return t;
+}
+
 }  // namespace
 
 std::optional<EngineRequest> parse_engine_request(std::string_view json) {
@@ -55,6 +69,10 @@ std::optional<EngineRequest> parse_engine_request(std::string_view json) {
   if (auto profile = doc.find("profile"); profile != doc.end() && !profile->is_null()) {
     r.speech.profile = engines::voice_profile_from_json(*profile);
     if (!r.speech.profile) return std::nullopt;
+  }
+  if (auto u = doc.find("upstream"); u != doc.end() && !u->is_null()) {
+    r.upstream = read_upstream(*u, r.engine);
+    if (!r.upstream) return std::nullopt;
   }
   auto settings = doc.find("settings");
   if (settings != doc.end() && !settings->is_null()) {

@@ -5,6 +5,8 @@
 //          "profile": a voice clone's engines::VoiceProfile (optional)};
 // sfx, music: {"engine": "sfx" | "music", "task_type", "duration_ms", "seed"};
 // voice_search: {"engine": "voice_search", "upload": <storage key>, "top"};
+// "openai" | "elevenlabs" (an upstream provider): the speech or prompt fields above plus
+//          "upstream": {"service", "url", "model", "key_env", "key_file", "voice"} (never a key);
 // "none" (or any other name): a service without an engine.
 #include <optional>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "mediagen/engines/engine.hpp"
 #include "mediagen/engines/prompt_engine.hpp"
+#include "mediagen/engines/upstream.hpp"
 
 namespace mediagen::workers::detail {
 
@@ -21,6 +24,7 @@ struct EngineRequest {
   engines::PromptRequest prompt;  // prompt left empty; seed is the order's (variant 0)
   std::string upload;             // voice_search: the stored sample
   std::int64_t top = 10;          // voice_search: how many voices
+  std::optional<engines::UpstreamTarget> upstream;  // the upstream engines
 };
 
 // nullopt when the JSON is not an object with a string "engine" or a field has the wrong type.

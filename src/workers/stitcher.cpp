@@ -76,7 +76,7 @@ std::optional<Failure> write_files(storage::ObjectStore& store, const orders::St
     // the subtitle writer spreads an untimed chunk's text over its duration.
     words.push_back(detail::timings_from_json(part.timings_json).value_or(std::vector<engines::WordTiming>{}));
     const std::string_view text = part.text ? std::string_view(*part.text) : std::string_view();
-    timed.push_back({text, words.back(), offset_ms, frames->duration_ms});
+    timed.push_back({text, words.back(), offset_ms, frames->duration_ms, detail::timings_estimated(part.timings_json)});
     offset_ms += frames->duration_ms;
   }
   result.duration_ms = joiner.joined().duration_ms;

@@ -4,18 +4,26 @@
 
 namespace mediagen::workers::detail {
 
-std::string timings_to_json(std::span<const engines::WordTiming> words) {
-  std::string out = "[";
+std::string timings_to_json(std::span<const engines::WordTiming> words, bool estimated) {
+  std::string out = estimated ? "{\"estimated\":true,\"words\":[" : "[";
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (i) out += ',';
     out += '[' + std::to_string(words[i].text_offset) + ',' + std::to_string(words[i].text_length) + ',' +
            std::to_string(words[i].start_ms) + ']';
   }
-  return out + "]";
+  return out + (estimated ? "]}" : "]");
+}
+
+bool timings_estimated(std::string_view json) {
+  const auto doc = nlohmann::json::parse(json, nullptr, false);
+  if (!doc.is_object()) return false;
+  const auto it = doc.find("estimated");
+  return it != doc.end() && it->is_boolean() && it->get<bool>();
 }
 
 std::optional<std::vector<engines::WordTiming>> timings_from_json(std::string_view json) {
-  const auto doc = nlohmann::json::parse(json, nullptr, false);
+  auto doc = nlohmann::json::parse(json, nullptr, false);
+  if (doc.is_object() && doc.contains("words")) doc = std::move(doc["words"]);
   if (!doc.is_array()) return std::nullopt;
   std::vector<engines::WordTiming> words;
   words.reserve(doc.size());

@@ -180,7 +180,7 @@ void process(State& s, db::Db& db, orders::WorkQueue& queue, Stitcher& stitcher,
   const detail::ChunkContext context{s.speech, s.store, s.options.content, s.options.speech_engine,
                                      s.options.prompt_engines,
                                      [&s] { return s.sleep_for(s.options.engine_delay); },
-                                     [index] { return index; }};
+                                     [index] { return index; }, s.options.upstreams};
   std::atomic<std::int64_t> lease_end_ms{
       std::chrono::duration_cast<milliseconds>((steady_clock::now() + s.options.lease).time_since_epoch()).count()};
   detail::ChunkResult result;

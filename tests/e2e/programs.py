@@ -17,7 +17,9 @@ PROGRAMS = {
     "redis-server": "a private Redis that a test can kill",
     "node": "runs the pusher-js and Laravel Echo clients",
     "bash": "runs the clients' install script",
-    "espeak-ng": "speaks the voice search samples",
+    "espeak-ng": "speaks the voice search samples and the stand-in upstream provider's answers",
+    "lame": "encodes the stand-in upstream provider's MP3",
+    "pg_dump": "dumps a test database to search it for secrets",
     "ffmpeg": "converts speech into the audio formats uploads are tested with (WAV, MP3, Ogg Opus, FLAC, M4A)",
 }
 

@@ -30,6 +30,7 @@
 #include "mediagen/engines/espeak_engine.hpp"
 #include "mediagen/engines/music_engine.hpp"
 #include "mediagen/engines/sfx_engine.hpp"
+#include "mediagen/engines/upstream.hpp"
 #include "mediagen/http/metrics.hpp"
 #include "mediagen/http/pipeline.hpp"
 #include "mediagen/http/router.hpp"
@@ -126,6 +127,7 @@ class App {
   workers::EspeakSource speech_;
   engines::SfxEngine sfx_;
   engines::MusicEngine music_;  // loads its soundfont at the first music order
+  engines::Upstreams upstreams_;  // upstream provider engines: their caps and breakers, shared by the workers
   voices::CloneJob clone_job_;  // run by the workers between chunks
   workers::WorkerPool workers_;
   // Bans, key invalidations, queued work and realtime events of every instance, through Redis.

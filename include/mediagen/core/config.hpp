@@ -50,6 +50,15 @@ struct Config {
   // The General MIDI soundfont the music engine renders with (loaded once per process, at the
   // first music order); empty: the engine's default (Debian's fluid-soundfont-gm).
   std::string soundfont;
+  // Upstream provider engines (engines/upstream.hpp): timeouts, retries, the per-upstream cap on
+  // requests in flight and the circuit breaker.
+  std::int64_t upstream_connect_timeout_ms = 5000;
+  std::int64_t upstream_timeout_ms = 120000;
+  int upstream_attempts = 3;
+  std::int64_t upstream_backoff_ms = 250;
+  int upstream_max_in_flight = 4;
+  int upstream_breaker_failures = 5;
+  std::int64_t upstream_breaker_open_ms = 30000;
   int db_pool_size = 8;
   // Instances sharing this database and Redis: with Redis unreachable, each admits its share of a
   // key's request windows (limit / instances).

@@ -2,6 +2,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,5 +23,8 @@ bool constant_time_equal(std::string_view a, std::string_view b);
 // Cryptographically secure random bytes (OpenSSL RAND_bytes); throws if the RNG fails.
 std::string random_bytes(std::size_t count);
 std::string base64url(std::string_view bytes);  // no padding
+// Standard base64 (RFC 4648 section 4, padding optional; whitespace skipped); nullopt for any
+// other character or a truncated group.
+std::optional<std::string> base64_decode(std::string_view text);
 
 }  // namespace mediagen::crypto

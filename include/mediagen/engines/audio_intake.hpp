@@ -30,7 +30,7 @@ inline constexpr int kAnalysisSampleRate = 16000;
 
 struct AnalysisAudio {
   std::vector<float> samples;  // mono, -1..1, at sample_rate
-  int sample_rate = kAnalysisSampleRate;
+  int sample_rate = kAnalysisSampleRate;  // IntakeLimits::output_rate
   double seconds = 0;          // samples.size() / sample_rate
   bool truncated = false;      // more audio followed max_seconds (or a work cap) and was not decoded
   std::string format;          // the container by content: "wav", "mp3", "ogg", "flac", "mp4", "aac", "webm", "matroska"
@@ -41,6 +41,7 @@ struct IntakeLimits {
   std::size_t max_input_bytes = 50 * 1024 * 1024;   // larger input is refused unread
   std::int64_t max_packets = 200000;                // demuxed packets of any stream
   std::chrono::milliseconds max_decode_time{10000};  // wall time, probing included
+  int output_rate = kAnalysisSampleRate;             // Hz of AnalysisAudio::samples (8000..48000)
 };
 
 enum class IntakeRefusalKind {

@@ -62,6 +62,7 @@ struct Audio {
   int sample_rate;           // Hz, of the MP3 (and of the engine's PCM)
   std::int64_t duration_ms;  // of the MP3 as a decoder plays it (all frames)
   std::vector<WordTiming> words;  // increasing text_offset and non-decreasing start_ms
+  bool words_estimated = false;   // the timings were estimated from the text, not given by the engine
 };
 
 enum class FailureKind { technical, policy };
@@ -70,9 +71,13 @@ std::string_view to_string(FailureKind kind);
 struct EngineFailure {
   FailureKind kind;
   std::string detail;  // for logs and the chunk's error record, in English
+  std::string reason;  // the chunk's failure_reason when the engine names one (upstreams); empty: generic
 
-  static EngineFailure technical(std::string detail) { return {FailureKind::technical, std::move(detail)}; }
-  static EngineFailure policy(std::string detail) { return {FailureKind::policy, std::move(detail)}; }
+  static EngineFailure technical(std::string detail) { return {FailureKind::technical, std::move(detail), {}}; }
+  static EngineFailure policy(std::string detail) { return {FailureKind::policy, std::move(detail), {}}; }
+  static EngineFailure technical(std::string reason, std::string detail) {
+    return {FailureKind::technical, std::move(detail), std::move(reason)};
+  }
 };
 
 class SpeechEngine {

@@ -82,6 +82,7 @@ struct SpeechPcm {
   std::vector<std::int16_t> samples;  // mono, 16-bit
   int sample_rate = 0;
   std::vector<WordTiming> words;
+  bool words_estimated = false;  // set by engines that estimate the timings from the text
 };
 
 struct EspeakEngineOptions {

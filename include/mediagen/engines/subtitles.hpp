@@ -40,6 +40,7 @@ struct TimedText {
   std::span<const WordTiming> words;
   std::int64_t offset_ms = 0;
   std::int64_t duration_ms = 0;
+  bool estimated = false;  // the words' times were estimated from the text, not given by the engine
 };
 
 struct SubtitleCue {
@@ -56,6 +57,8 @@ std::vector<SubtitleCue> subtitle_cues(std::span<const TimedText> chunks);
 // "1\n00:00:01,234 --> 00:00:02,345\ntext\n\n" per cue; "" when there are no cues.
 std::string render_srt(std::span<const TimedText> chunks);
 
+// When a chunk's timings were estimated, a NOTE block after the header says so
+// ("NOTE word timings: estimated"), so a reader knows the cues follow the text's length, not the voice.
 // "WEBVTT\n\n" then "00:00:01.234 --> 00:00:02.345\ntext\n\n" per cue, with & < > escaped.
 std::string render_webvtt(std::span<const TimedText> chunks);
 

@@ -21,6 +21,17 @@ enum class ServiceKind { tts, sfx, music, voice_search };
 std::string_view to_string(ServiceKind kind);
 std::optional<ServiceKind> parse_service_kind(std::string_view text);
 
+// An upstream provider behind a service (engine "openai" or "elevenlabs"): where it is and how
+// to find its key. The key itself is never stored: only an environment variable's name or a
+// file's path (read by the workers when they call).
+struct ServiceUpstream {
+  std::string url;       // base URL, http(s), no trailing slash
+  std::string model;     // the upstream's model; empty: the template's model id
+  std::string key_env;   // environment variable holding the key; may be empty
+  std::string key_file;  // file holding the key; may be empty
+  std::vector<std::string> voices;  // configured voices, used when the upstream lists none
+};
+
 struct Service {
   std::int64_t id = 0;
   std::string key;
@@ -28,7 +39,16 @@ struct Service {
   std::string name;
   CapacityUnit capacity_unit = CapacityUnit::chars;
   bool active = true;
+  std::string engine = "espeak";            // services.engine
+  std::optional<ServiceUpstream> upstream;  // set for the upstream engines
 };
+
+// The engines that call an upstream provider over HTTP.
+inline bool is_upstream_engine(std::string_view engine) { return engine == "openai" || engine == "elevenlabs"; }
+
+// services.upstream as JSON text and back; nullopt for text that is not such an object.
+std::string upstream_to_json(const ServiceUpstream& upstream);
+std::optional<ServiceUpstream> upstream_from_json(std::string_view json);
 
 // The four voice settings a template may carry (spec 2.5).
 struct VoiceSettings {
@@ -100,6 +120,7 @@ struct CatalogueVoice {
   std::string language;
   std::string espeak_voice;
   std::string espeak_variant;
+  std::string upstream_voice_id;  // what an upstream provider calls the voice (= voice_id when not synced)
   // A voice clone's profile (engines/voice_profile.hpp as JSON text); empty for catalogue voices.
   std::string profile_json;
 };

@@ -49,6 +49,7 @@ struct VoiceSeed {
   std::string espeak_variant;
   std::string preview_path;  // "voices/<service>/<voice_id>.mp3"
   bool is_public = true;
+  std::string upstream_voice_id;  // an upstream provider's own id; empty for the embedded voices
 };
 
 std::vector<VoiceSeed> build_catalogue(std::vector<SourceVoice> voices, std::vector<SourceVariant> variants);
@@ -64,6 +65,18 @@ struct TagSeed {
 };
 // The tag vocabulary, in display order.
 const std::vector<TagSeed>& tag_vocabulary();
+
+// The voices an upstream provider lists, as catalogue rows of `service`: the upstream's id is kept
+// as upstream_voice_id and is the voice_id too when it fits the service's format (provider_a 20
+// alphanumerics, provider_b a lowercase name, provider_c a UUID, provider_d 32 lowercase hex);
+// otherwise the voice_id is derived from it, stably. The espeak voice is the language (the
+// embedded engine's stand-in for previews and voice search), English when unknown.
+struct ListedVoice {
+  std::string id, name, language, gender;
+};
+std::vector<VoiceSeed> upstream_voice_seeds(std::string_view service, const std::vector<ListedVoice>& listed);
+// The voice_id of an upstream's voice id in `service`'s format.
+std::string spec_voice_id(std::string_view service, std::string_view upstream_id);
 
 // The id formats (exposed for tests).
 std::string alphanumeric_id(std::string_view seed, std::size_t length);  // [A-Za-z0-9]{length}

@@ -35,6 +35,7 @@ struct OrderChange;
 
 namespace mediagen::engines {
 class PromptEngine;
+class Upstreams;
 }
 
 namespace mediagen::workers {
@@ -61,6 +62,9 @@ struct WorkerPoolOptions {
   // Sound-effect and music engines by their orders.engine_request "engine" name; not owned (they
   // outlive the pool). A chunk whose engine is in neither fails as engine_unavailable.
   std::map<std::string, engines::PromptEngine*, std::less<>> prompt_engines;
+  // The upstream provider engines, not owned (the App's: their caps and breakers are shared by
+  // every worker); null: chunks of an upstream engine fail as engine_unavailable.
+  engines::Upstreams* upstreams = nullptr;
   db::ConnectLimits db_limits;                // the workers' PostgreSQL timeouts (the operator's settings)
   // Called after each commit that changed an order's or an item's status (claims, settles,
   // stitches, requeues, janitor), from the pool's threads: the realtime publisher's hook.

@@ -331,5 +331,16 @@ TEST(Subtitles, FollowRealSpeechAcrossChunks) {
   EXPECT_LT(second->start_ms, audio[0].duration_ms + 300);
 }
 
+TEST(SubtitlesEstimated, WebVttSaysSoOnlyWhenAChunkWasEstimated) {
+  const std::vector<WordTiming> words{{0, 5, 0}, {6, 5, 500}};
+  TimedText chunk{"Hello world.", words, 0, 1000};
+  const std::vector<TimedText> measured{chunk};
+  EXPECT_EQ(render_webvtt(measured).find("NOTE"), std::string::npos);
+  chunk.estimated = true;
+  const std::vector<TimedText> estimated{chunk};
+  EXPECT_EQ(render_webvtt(estimated).rfind("WEBVTT\n\nNOTE word timings: estimated\n\n", 0), 0U);
+  EXPECT_EQ(render_srt(estimated), render_srt(measured));
+}
+
 }  // namespace
 }  // namespace mediagen::engines

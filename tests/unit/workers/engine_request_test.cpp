@@ -40,6 +40,20 @@ TEST(EngineRequest, RefusesWhatIsNotAnEngineRequest) {
   EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak","settings":{"use_speaker_boost":1}})"));
 }
 
+TEST(EngineRequest, ReadsAnUpstreamTarget) {
+  const auto r = parse_engine_request(
+      R"({"engine":"elevenlabs","voice":"en","upstream":{"service":"provider_c","url":"http://u","model":"m",)"
+      R"("key_env":"K","key_file":"","voice":"21m00Tcm4TlvDq8ikWAM"}})");
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(r->upstream);
+  EXPECT_EQ(r->upstream->kind, engines::UpstreamKind::elevenlabs);
+  EXPECT_EQ(r->upstream->voice, "21m00Tcm4TlvDq8ikWAM");
+  EXPECT_EQ(r->upstream->key_env, "K");
+  // An upstream under an engine that is none, or without a URL, is malformed.
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"espeak","upstream":{"url":"http://u"}})"));
+  EXPECT_FALSE(parse_engine_request(R"({"engine":"openai","upstream":{"model":"m"}})"));
+}
+
 TEST(EngineRequest, ReadsAVoiceSearch) {
   auto r = parse_engine_request(R"({"engine":"voice_search","upload":"orders/x/input/sample","top":7})");
   ASSERT_TRUE(r);

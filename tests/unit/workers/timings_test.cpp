@@ -28,5 +28,17 @@ TEST(Timings, RefusesAnythingButTriplesOfNonNegativeIntegers) {
   EXPECT_TRUE(timings_from_json("[]"));
 }
 
+TEST(Timings, EstimatedTimingsSayItAndReadBackTheSame) {
+  const std::vector<engines::WordTiming> words{{0, 3, 50}, {4, 5, 400}};
+  const auto json = timings_to_json(words, true);
+  EXPECT_EQ(json, R"({"estimated":true,"words":[[0,3,50],[4,5,400]]})");
+  EXPECT_TRUE(timings_estimated(json));
+  EXPECT_FALSE(timings_estimated(timings_to_json(words)));
+  const auto back = timings_from_json(json);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->size(), 2U);
+  EXPECT_EQ((*back)[1].start_ms, 400);
+}
+
 }  // namespace
 }  // namespace mediagen::workers::detail

@@ -1,0 +1,126 @@
+#include "upstream_http.hpp"
+
+#include <curl/curl.h>
+
+#include <memory>
+#include <mutex>
+
+namespace mediagen::engines::upstream_detail {
+namespace {
+
+struct Received {
+  std::string body;
+  std::size_t max_bytes = 0;
+  bool too_large = false;
+  std::optional<long> retry_after;
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto& r = *static_cast<Received*>(user);
+  const std::size_t n = size * count;
+  if (r.body.size() + n > r.max_bytes) {
+    r.too_large = true;
+    return 0;  // curl ends the transfer with CURLE_WRITE_ERROR
+  }
+  r.body.append(data, n);
+  return n;
+}
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  const std::size_t n = size * count;
+  const std::string_view line(data, n);
+  constexpr std::string_view name = "retry-after:";
+  if (line.size() > name.size()) {
+    bool match = true;
+    for (std::size_t i = 0; i < name.size() && match; ++i) match = lower(line[i]) == name[i];
+    if (match) static_cast<Received*>(user)->retry_after = parse_retry_after(line.substr(name.size()));
+  }
+  return n;
+}
+
+struct CurlDeleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+struct ListDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+
+TransportKind kind_of(CURLcode code, const Received& r) {
+  if (r.too_large) return TransportKind::too_large;
+  switch (code) {
+    case CURLE_OPERATION_TIMEDOUT: return TransportKind::timeout;
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST: return TransportKind::connect;
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE: return TransportKind::reset;
+    default: return TransportKind::other;
+  }
+}
+
+}  // namespace
+
+void ensure_curl() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::optional<long> parse_retry_after(std::string_view value) {
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.remove_suffix(1);
+  if (value.empty() || value.size() > 9) return std::nullopt;
+  long seconds = 0;
+  for (const char c : value) {
+    if (c < '0' || c > '9') return std::nullopt;
+    seconds = seconds * 10 + (c - '0');
+  }
+  return seconds;
+}
+
+boost::system::result<HttpAnswer, TransportError> http_exchange(const HttpCall& call, const HttpLimits& limits) {
+  ensure_curl();
+  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  if (!curl) return TransportError{TransportKind::other, "curl_easy_init failed"};
+  std::unique_ptr<curl_slist, ListDeleter> headers;
+  for (const auto& h : call.headers) {
+    curl_slist* grown = curl_slist_append(headers.get(), h.c_str());
+    if (!grown) return TransportError{TransportKind::other, "out of memory for headers"};
+    (void)headers.release();
+    headers.reset(grown);
+  }
+  Received received;
+  received.max_bytes = limits.max_bytes;
+  CURL* c = curl.get();
+  curl_easy_setopt(c, CURLOPT_URL, call.url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // worker threads: no SIGALRM for timeouts
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(limits.connect_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(limits.total_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &received);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &received);
+  if (call.method == "POST") {
+    curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, call.body.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call.body.size()));
+  } else {
+    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  }
+  const CURLcode rc = curl_easy_perform(c);
+  if (rc != CURLE_OK) return TransportError{kind_of(rc, received), curl_easy_strerror(rc)};
+  HttpAnswer answer;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &answer.status);
+  char* type = nullptr;
+  if (curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type) answer.content_type = type;
+  answer.body = std::move(received.body);
+  answer.retry_after_seconds = received.retry_after;
+  return answer;
+}
+
+}  // namespace mediagen::engines::upstream_detail
