@@ -112,6 +112,8 @@ void App::drain() {
   asio::post(ioc_, [this] {
     // Workers stop claiming at once and hand their chunks back, off the I/O thread (it blocks
     // on PostgreSQL), while the HTTP side drains.
+    // An upstream call under way is abandoned rather than waited out.
+    upstreams_.stop();
     worker_drain_ = std::thread([this] { workers_.stop(); });
     public_server_.shutdown();
     admin_server_.shutdown();
@@ -138,6 +140,7 @@ void App::stop() {
   stopped_ = true;
   // Chunks in flight go back to the queue for another instance (or the next start).
   if (worker_drain_.joinable()) worker_drain_.join();
+  upstreams_.stop();
   workers_.stop();
   order_events_.stop();
   subscriber_.stop();

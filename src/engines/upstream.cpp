@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <random>
-#include <thread>
 
 #include "mediagen/engines/upstream_parse.hpp"
 #include "upstream_guard.hpp"
@@ -90,7 +89,20 @@ std::optional<UpstreamKind> parse_upstream_kind(std::string_view engine) {
 
 Upstreams::Upstreams(UpstreamOptions options) : options_(std::move(options)) {
   upstream_detail::ensure_curl();
-  if (!options_.sleep) options_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+}
+
+void Upstreams::stop() {
+  {
+    std::lock_guard lock(pause_mutex_);
+    stopping_ = true;
+  }
+  pause_cv_.notify_all();
+}
+
+void Upstreams::pause(std::chrono::milliseconds wait) {
+  if (options_.sleep) return options_.sleep(wait);
+  std::unique_lock lock(pause_mutex_);
+  pause_cv_.wait_for(lock, wait, [this] { return stopping_.load(); });
 }
 
 Upstreams::~Upstreams() = default;
@@ -121,13 +133,18 @@ boost::system::result<HttpAnswer, EngineFailure> Upstreams::call(const UpstreamT
                                     open ? "upstream circuit open: failing fast" : "upstream busy: no slot in time");
   }
   Slot slot(g);
-  const upstream_detail::HttpLimits limits{options_.connect_timeout, options_.total_timeout, options_.max_response_bytes};
+  const upstream_detail::HttpLimits limits{options_.connect_timeout, options_.total_timeout, options_.max_response_bytes,
+                                           &stopping_};
   Ending end;
   for (int attempt = 0; attempt < std::max(1, options_.max_attempts); ++attempt) {
     if (attempt > 0) {
       auto wait = backoff(options_.backoff_base, attempt - 1);
       if (end.retry_after) wait = std::max(wait, std::chrono::milliseconds(*end.retry_after * 1000));
-      options_.sleep(wait);
+      pause(wait);
+    }
+    if (stopping_) {
+      slot.finish(false);
+      return EngineFailure::technical("upstream_unavailable", "the server is stopping");
     }
     auto answer = upstream_detail::http_exchange(request, limits);
     if (answer) {

@@ -2,6 +2,7 @@
 // One HTTP exchange with an upstream over libcurl: blocking, on the caller's thread, bounded in
 // time (connect and total timeouts) and in size (the answer's body). No redirects are followed
 // and only http and https are spoken.
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -36,6 +37,8 @@ struct HttpLimits {
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds total_timeout{120000};
   std::size_t max_bytes = 64 * 1024 * 1024;
+  // When set and true, a transfer under way is abandoned (the server is stopping).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Initialises libcurl once per process (thread-safe).

@@ -1,6 +1,6 @@
 """The OpenAI-compatible speech surface (CONTRACTS "Fixed choices"; openapi /v1/...): Bearer keys
 on /v1 only, OpenAI's error shape for every refusal, each call an order billed through the ledger
-and listed in GET /orders, the audio streamed back in mp3, wav, pcm, opus and flac that an
+and listed in GET /orders, the audio streamed back in mp3, wav, pcm, opus, flac and aac that an
 independent decoder (ffmpeg) plays. Refusals write nothing. The ledger invariants run after
 every test."""
 
@@ -79,7 +79,7 @@ class CompatSpeechTests(OrderFixtures, E2ETestCase):
     def test_speech_in_every_format_is_an_order_billed_and_listed(self):
         user, key = self.account(balance=100_000)
         voice = first_voice(self.server, key, MODEL)
-        for fmt in ("mp3", "wav", "pcm", "opus", "flac"):
+        for fmt in ("mp3", "wav", "pcm", "opus", "flac", "aac"):
             with self.subTest(fmt=fmt):
                 before = self.balance(user["id"])
                 r = self.speak(key, model=MODEL, voice=voice, input=SPEECH_TEXT, response_format=fmt)
@@ -97,7 +97,7 @@ class CompatSpeechTests(OrderFixtures, E2ETestCase):
                 listed = self.server.api("GET", "/orders?per_page=100", key).body["data"]["items"]
                 self.assertIn(order_id, [o["id"] for o in listed])
         charges = self.h.psql_value(f"SELECT count(*) FROM orders WHERE user_id = {user['id']}")
-        self.assertEqual(charges, "5")
+        self.assertEqual(charges, "6")
 
     def test_a_template_model_speaks_with_its_voice_or_an_override(self):
         _, key = self.account(balance=100_000)

@@ -35,7 +35,9 @@
 // only in its header and never appears in a failure's detail, a log line or a metric.
 //
 // Thread safety: every member may be called from any number of threads at once.
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -113,6 +115,10 @@ class Upstreams {
   // Prometheus text: mediagen_upstream_requests_total{service,outcome}, mediagen_upstream_circuit_open{service}.
   void render_metrics(std::string& out) const;
 
+  // The server is stopping: calls under way are abandoned, backoff waits end, and no new request
+  // is sent (each fails as technical, reason upstream_unavailable). Irreversible.
+  void stop();
+
  private:
   // One request with the guard, the retries and the failure mapping; a 2xx answer or a failure.
   boost::system::result<upstream_detail::HttpAnswer, EngineFailure> call(const UpstreamTarget& target,
@@ -120,7 +126,13 @@ class Upstreams {
   upstream_detail::Guard& guard(const UpstreamTarget& target);
   void count(const std::string& service, std::string_view outcome);
 
+  // Waits out a backoff unless stop() comes first.
+  void pause(std::chrono::milliseconds wait);
+
   UpstreamOptions options_;
+  std::atomic<bool> stopping_{false};
+  std::mutex pause_mutex_;
+  std::condition_variable pause_cv_;
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<upstream_detail::Guard>, std::less<>> guards_;
   std::map<std::pair<std::string, std::string>, std::uint64_t> outcomes_;
