@@ -10,6 +10,7 @@ The ledger invariants run after every test."""
 import re
 import subprocess
 
+from compat_support import bearer, decoded_samples
 from harness import E2ETestCase, metric_sum
 from orders_support import OrderFixtures, decoded_duration_ms, download
 from programs import program
@@ -234,6 +235,26 @@ class UpstreamEngineTests(OrderFixtures, E2ETestCase):
         samples = self.server.metrics()
         self.assertGreaterEqual(
             metric_sum(samples, "mediagen_upstream_requests_total", service="provider_b", outcome="unauthorized"), 1)
+
+    def test_g_the_openai_compatible_surface_speaks_through_the_upstream(self):
+        # One path whatever made the chunk: OpenAI's request shape in, the provider's voice out.
+        user, key = self.account(balance=100_000)
+        voice = self.voice_of(key, "provider_a", "af_bella")
+        models = bearer(self.server, "GET", "/v1/models", key)
+        type(self).responses.append(models.raw)
+        model = [m["id"] for m in models.body["data"] if m["id"].startswith("provider_a/")][0]
+        before = self.balance(user["id"])
+        r = bearer(self.server, "POST", "/v1/audio/speech", key,
+                   body={"model": model, "voice": voice, "input": "Compatible clients reach the provider too.",
+                         "response_format": "wav"})
+        type(self).responses.append(r.raw)
+        self.assertEqual(r.status, 200, r)
+        self.assertGreater(decoded_samples(r.raw, "wav"), 24000)
+        order = self.wait_order(key, r.headers["x-order-id"], {"completed", "result_delivered"})
+        self.assertEqual(before - self.balance(user["id"]), order["price_units"])
+        calls = [c for c in self.up.seen("/v1/audio/speech") if "Compatible clients" in c["body"]["input"]]
+        self.assertEqual(len(calls), 1)
+        self.assertEqual((calls[0]["body"]["voice"], calls[0]["auth_ok"]), ("af_bella", True))
 
     def test_z_the_keys_appear_nowhere(self):
         _, key = self.account(balance=100_000)
