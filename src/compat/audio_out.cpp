@@ -43,9 +43,14 @@ using FramePtr = std::unique_ptr<AVFrame, FrameFree>;
 using SwrPtr = std::unique_ptr<SwrContext, SwrFree>;
 using FifoPtr = std::unique_ptr<AVAudioFifo, FifoFree>;
 
+// Silenced, and no single FFmpeg block over 64 MiB, as in the audio intake: hostile bytes are
+// refused instead of allocated for.
 void quiet_ffmpeg() {
   static std::once_flag once;
-  std::call_once(once, [] { av_log_set_level(AV_LOG_QUIET); });
+  std::call_once(once, [] {
+    av_log_set_level(AV_LOG_QUIET);
+    av_max_alloc(std::size_t{64} * 1024 * 1024);
+  });
 }
 
 void put_le(std::string& out, std::uint32_t value, int bytes) {
@@ -123,12 +128,17 @@ class Mp3Decoder {
     }
     swr_.reset(raw);
     in_rate_ = frame->sample_rate;
+    in_channels_ = frame->ch_layout.nb_channels;
+    in_format_ = frame->format;
     return swr_init(swr_.get()) >= 0;
   }
 
   bool convert(const AVFrame* frame, const Sink& sink) {
     if (frame->sample_rate <= 0 || frame->ch_layout.nb_channels <= 0 || frame->ch_layout.nb_channels > 2) return false;
-    if (!swr_ || frame->sample_rate != in_rate_) {
+    // The resampler reads the layout it was made for: a frame of another rate, channel count or
+    // sample format (hostile or odd MP3 streams switch mid-stream) needs a new one.
+    if (!swr_ || frame->sample_rate != in_rate_ || frame->ch_layout.nb_channels != in_channels_ ||
+        frame->format != in_format_) {
       if (swr_ && !drain_resampler(sink)) return false;
       if (!configure(frame)) return false;
     }
@@ -157,6 +167,8 @@ class Mp3Decoder {
   FramePtr frame_;
   SwrPtr swr_;
   int in_rate_ = 0;
+  int in_channels_ = 0;
+  int in_format_ = -1;
   int out_rate_ = kPcmRate;
   AVSampleFormat out_format_ = AV_SAMPLE_FMT_S16;
   std::vector<std::uint8_t> input_;

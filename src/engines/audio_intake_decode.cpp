@@ -43,6 +43,7 @@ constexpr std::array kCodecs = {
 };
 constexpr int kIoBufferSize = 32 * 1024;
 constexpr std::int64_t kProbeBytes = 1 << 20;
+constexpr std::size_t kMaxFfmpegBlock = 64 * 1024 * 1024;  // IntakeLimits::max_input_bytes is 50 MiB
 
 std::string av_error(int code) {
   std::array<char, AV_ERROR_MAX_STRING_SIZE> text{};
@@ -51,10 +52,15 @@ std::string av_error(int code) {
 }
 
 // FFmpeg writes its warnings about hostile files to stderr by default; uploads are not worth a
-// line each, so the library is silenced once for the process.
+// line each, so the library is silenced once for the process. Demuxers trust size fields: a
+// 100-byte WAV whose LIST chunk claims 2 GiB had FFmpeg zero 2 GiB for it. No single FFmpeg block
+// may pass kMaxFfmpegBlock (above any input we accept), so such a file is refused instead.
 void quiet_ffmpeg_logs() {
   static std::once_flag once;
-  std::call_once(once, [] { av_log_set_level(AV_LOG_QUIET); });
+  std::call_once(once, [] {
+    av_log_set_level(AV_LOG_QUIET);
+    av_max_alloc(kMaxFfmpegBlock);
+  });
 }
 
 int interrupted(void* opaque) { return Clock::now() > *static_cast<const Clock::time_point*>(opaque) ? 1 : 0; }

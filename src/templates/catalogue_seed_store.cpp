@@ -1,23 +1,9 @@
 // The SQL of the demo catalogue's seeding (see seed.hpp): upserts by natural keys.
 #include "mediagen/db/pg.hpp"
 #include "mediagen/templates/seed.hpp"
+#include "mediagen/templates/service_engine.hpp"
 
 namespace mediagen::templates {
-namespace {
-
-// The embedded engine of each kind: espeak-ng speaks, the procedural and FluidSynth engines make
-// sound effects and music; voice search ranks the catalogue in the workers.
-std::string_view seed_engine(ServiceKind kind) {
-  switch (kind) {
-    case ServiceKind::tts: return "espeak";
-    case ServiceKind::sfx: return "sfx";
-    case ServiceKind::music: return "music";
-    case ServiceKind::voice_search: return "voice_search";
-  }
-  return "none";
-}
-
-}  // namespace
 
 CatalogueSeedReport seed_catalogue(db::Db& db, db::Tx& tx) {
   CatalogueSeedReport report;
@@ -36,7 +22,7 @@ CatalogueSeedReport seed_catalogue(db::Db& db, db::Tx& tx) {
         " updated_at = now()"
         " RETURNING id",
         s.key, std::string(to_string(s.kind)), s.name, std::string(to_string(s.capacity_unit)), service_position,
-        std::string(seed_engine(s.kind)), std::string(russian_service_name(s.key)));
+        std::string(embedded_engine(s.kind)), std::string(russian_service_name(s.key)));
     db.count();
     const auto service_id = rows[0][0].as<std::int64_t>();
     CatalogueSeedReport::Service item{s.key, std::string(to_string(s.kind)), {}};
