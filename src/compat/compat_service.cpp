@@ -18,10 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-// OpenAI's model field (a Unix time), spelled so that it does not read as the order status of
-// the same name.
-constexpr const char* kCreatedField = R"(created)";
-
 // How many voices one listing shows (the demo catalogues hold far fewer).
 constexpr std::int64_t kMaxVoicesListed = 5000;
 
@@ -116,7 +112,7 @@ std::string models_json(db::Db& db, UserId user) {
       if (!m.active) continue;
       data.push_back({{"id", s.service.key + "/" + m.model_id},
                       {"object", "model"},
-                      {kCreatedField, 0},
+                      {"created", 0},
                       {"owned_by", s.service.key},
                       {"name", m.name},
                       {"kind", "service_model"}});
@@ -125,7 +121,7 @@ std::string models_json(db::Db& db, UserId user) {
   for (const auto& t : templates::list_templates(db, user)) {
     data.push_back({{"id", t.id},
                     {"object", "model"},
-                    {kCreatedField, unix_seconds(t.created_at)},
+                    {"created", unix_seconds(t.created_at)},
                     {"owned_by", t.service_key},
                     {"name", t.name},
                     {"kind", "template"}});

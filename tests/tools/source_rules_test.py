@@ -55,13 +55,15 @@ def may_name_statuses(rel):
     # order status); voice clones have statuses of the same names, named only by their own
     # state machine and store (and read by the templates catalogue store); so do subscriptions
     # ("active", "cancelled"), named only by the usage store that derives them; and gift codes
-    # ("cancelled"), named only by their status file and the reseller store.
+    # ("cancelled"), named only by their status file and the reseller store. OpenAI's model
+    # objects carry a "created" time, written by the compatible surface's service.
     return (rel == os.path.join("src", "orders", "order_status.cpp")
             or rel in {os.path.join("src", "voices", "clone_status.cpp"),
                        os.path.join("src", "voices", "clone_store.cpp"),
                        os.path.join("src", "billing", "usage_store.cpp"),
                        os.path.join("src", "reseller", "gift_code_status.cpp"),
-                       os.path.join("src", "reseller", "reseller_store.cpp")}
+                       os.path.join("src", "reseller", "reseller_store.cpp"),
+                       os.path.join("src", "compat", "compat_service.cpp")}
             or (rel.startswith(os.path.join("src", "orders")) and is_store(rel))
             or rel in {os.path.join("src", "orders", "preview.cpp")})
 
