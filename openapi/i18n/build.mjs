@@ -101,7 +101,7 @@ const untouchables = (text) => {
 
 // A translation must read as Russian unless its English is only code,
 // numbers and punctuation (nothing to translate).
-const hasWords = (text) => /[A-Za-z]{2,}/u.test(text.replace(/`[^`]*`/gu, '').replace(/https?:\/\/\S+/gu, ''));
+const hasWords = (text) => /[A-Za-z]/u.test(text.replace(/`[^`]*`/gu, '').replace(/https?:\/\/\S+/gu, ''));
 
 function translate(english, table) {
   const doc = yaml.load(english, { schema: yaml.CORE_SCHEMA });
