@@ -25,6 +25,18 @@ fresh_copy() {
 }
 
 failures=0
+# mutate FILE SED_SCRIPT: edits the scratch copy, and fails the self-test when
+# the edit matched nothing (the text it looks for has changed), so a case can
+# never pass by testing an unchanged copy.
+mutate() {
+  local file="$scratch/$1" before
+  before="$(cat "$file")"
+  sed -i "$2" "$file"
+  if [[ "$(cat "$file")" == "$before" ]]; then
+    echo "i18n_selftest: FAIL the edit '$2' matched nothing in $1; update this test" >&2
+    exit 1
+  fi
+}
 # expect_failure NAME PATTERN: the check must exit non-zero and say PATTERN.
 expect_failure() {
   local name="$1" pattern="$2" output
@@ -53,7 +65,7 @@ printf '# edited by hand\n' >>"$scratch/openapi/openapi.ru.yaml"
 expect_failure "stale file" "openapi/openapi.ru.yaml is stale"
 
 fresh_copy
-sed -i 's/^\( *description: \)The link\.$/\1The signed link./' "$scratch/openapi/openapi.yaml"
+mutate openapi/openapi.yaml 's/^\( *description: \)The link\.$/\1The signed link./'
 expect_failure "changed English text" 'no translation for: "The signed link."'
 expect_failure "changed English text leaves its old entry" 'is not used by openapi.yaml (remove it): "The link."'
 
@@ -62,15 +74,15 @@ printf -- '- en: Nothing uses this text.\n  ru: Этот текст нигде �
 expect_failure "unused entry" 'is not used by openapi.yaml (remove it): "Nothing uses this text."'
 
 fresh_copy
-sed -i 's/^  ru: Шаблоны\.$/  ru: Templates./' "$scratch/openapi/i18n/ru.yaml"
+mutate openapi/i18n/ru.yaml 's/^  ru: Шаблоны\.$/  ru: Templates./'
 expect_failure "translation left in English" 'is not translated: "Templates."'
 
 fresh_copy
-sed -i 's/^  ru: Только коды в этом статусе\.$/  ru: Только коды в этом статусе (`status`)./' "$scratch/openapi/i18n/ru.yaml"
+mutate openapi/i18n/ru.yaml 's/^  ru: Только коды в этом статусе\.$/  ru: Только коды в этом статусе (`status`)./'
 expect_failure "code span added" 'changes code spans or URLs'
 
 fresh_copy
-sed -i 's/^  ru: Всегда `bytes`\.$/  ru: Всегда `байты`./' "$scratch/openapi/i18n/ru.yaml"
+mutate openapi/i18n/ru.yaml 's/^  ru: Всегда `bytes`\.$/  ru: Всегда `байты`./'
 expect_failure "code span translated" 'changes code spans or URLs'
 
 if ((failures)); then
