@@ -14,9 +14,11 @@
 #     MEDIAGEN_TEST_S3_REGION      the region s3api signs for (SWIFT_S3_REGION, default us-east-1)
 #     MEDIAGEN_TEST_S3_ACCESS_KEY  test:tester (tempauth user "tester" of account "test")
 #     MEDIAGEN_TEST_S3_SECRET_KEY  the user's key
-#     MEDIAGEN_TEST_S3_PROXY_PID   the proxy's pid, for fault tests that stop it
+#     MEDIAGEN_TEST_S3_PROXY_CONF  the proxy's configuration: a fault test starts a proxy of its
+#                                  own from it (on another port), to stop or kill without
+#                                  disturbing the tests that share the cluster
 #
-# Every server runs in one process (workers = 0), so the proxy's pid is the proxy.
+# Every server runs in one process (workers = 0): a proxy's pid is the proxy.
 
 _SWIFT_ACCESS_KEY="test:tester"
 _SWIFT_SECRET_KEY="testing-secret"
@@ -133,7 +135,7 @@ _swift_listening() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# _swift_curl DIR [SECRET] CURL-ARGS... PATH: a signed S3 request. The access key holds a colon,
+# _swift_curl DIR SECRET CURL-ARGS... PATH: a signed S3 request. The access key holds a colon,
 # which curl's --user would take for the end of the name: the key goes in the URL, %-encoded.
 # s3api wants x-amz-content-sha256, which curl 7.88 does not add by itself.
 _swift_curl() {
@@ -147,8 +149,8 @@ _swift_curl() {
 
 start_swift() {
   local dir="$1" port="$2" region="${SWIFT_S3_REGION:-us-east-1}"
-  require_programs swift-proxy-server swift-account-server swift-container-server \
-    swift-object-server memcached || return 1
+  require_programs swift-proxy-server swift-account-server swift-container-server swift-object-server memcached
+  [ $? = 0 ] || return 1
   if [ ! -r /etc/swift/swift.conf ]; then
     echo "/etc/swift/swift.conf is missing: reinstall the swift package" >&2
     return 1
@@ -232,5 +234,5 @@ swift_env() {
   echo "MEDIAGEN_TEST_S3_REGION=$(cat "$dir/region")"
   echo "MEDIAGEN_TEST_S3_ACCESS_KEY=$_SWIFT_ACCESS_KEY"
   echo "MEDIAGEN_TEST_S3_SECRET_KEY=$_SWIFT_SECRET_KEY"
-  echo "MEDIAGEN_TEST_S3_PROXY_PID=$(cat "$dir/run/proxy.pid")"
+  echo "MEDIAGEN_TEST_S3_PROXY_CONF=$dir/etc/proxy-server.conf"
 }
