@@ -40,6 +40,9 @@ struct TransportError {
 struct HttpLimits {
   std::chrono::milliseconds connect_timeout{3000};
   std::chrono::milliseconds total_timeout{60000};
+  // A transfer that moves no byte for this long is given up (a stopped or wedged server), long
+  // before the total timeout a large part needs. Whole seconds, at least one.
+  std::chrono::seconds stall_timeout{10};
 };
 
 boost::system::result<HttpResponse, TransportError> exchange(const HttpRequest& request, const HttpLimits& limits);

@@ -132,7 +132,7 @@ StoreResult<HttpResponse> S3Store::send(const Call& call, std::string_view key) 
   const std::string base = options_.endpoint.empty() ? "https://" + host() : options_.endpoint;
   const std::string path = path_of(call.object);
   const std::string payload_hash = s3::sha256_hex(call.body);
-  const s3::HttpLimits limits{options_.connect_timeout, options_.request_timeout};
+  const s3::HttpLimits limits{options_.connect_timeout, options_.request_timeout, options_.stall_timeout};
   for (int attempt = 1; attempt <= options_.attempts; ++attempt) {
     if (attempt > 1) std::this_thread::sleep_for(backoff(options_, attempt - 1));
     s3::CanonicalInput in{.method = call.method,

@@ -36,6 +36,30 @@ int dead_port() {
   return ntohs(addr.sin_port);
 }
 
+// A loopback socket that listens and never answers: the kernel completes connections, nobody
+// reads them. Closed when destroyed.
+class SilentServer {
+ public:
+  SilentServer() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::listen(fd_, 16);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~SilentServer() { ::close(fd_); }
+  SilentServer(const SilentServer&) = delete;
+  SilentServer& operator=(const SilentServer&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_;
+  int port_ = 0;
+};
+
 class S3StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -202,6 +226,21 @@ TEST_F(S3StoreTest, ADeadEndpointIsAnIoErrorAfterTheBoundedAttempts) {
   unreachable->render_metrics(metrics);
   EXPECT_NE(metrics.find("mediagen_storage_requests_total{op=\"put\",outcome=\"error\"} 1\n"), std::string::npos)
       << metrics;
+}
+
+TEST_F(S3StoreTest, AServerThatStopsAnsweringIsATimeoutRetriedThenAnIoError) {
+  SilentServer silent;
+  S3Options stalled = base;
+  stalled.endpoint = "http://127.0.0.1:" + std::to_string(silent.port());
+  stalled.attempts = 2;
+  stalled.stall_timeout = std::chrono::seconds(1);
+  auto wedged = test::open_s3(stalled);
+  ASSERT_TRUE(wedged);
+  auto found = wedged->stat("orders/i/result.mp3");
+  ASSERT_FALSE(found);
+  EXPECT_EQ(found.error().code, StoreErrc::io_error);
+  EXPECT_NE(found.error().detail.find("after 2 attempts"), std::string::npos) << found.error().detail;
+  EXPECT_NE(found.error().detail.find("Timeout"), std::string::npos) << found.error().detail;
 }
 
 TEST_F(S3StoreTest, APresignedUrlServesTheObjectWithoutCredentials) {

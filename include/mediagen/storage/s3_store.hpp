@@ -1,7 +1,8 @@
 #pragma once
 // An S3-compatible object store: keys become objects "PREFIX/key" of one bucket.
 //
-// Every request is signed with Signature V4 and bounded in time. Retry rule: a request that
+// Every request is signed with Signature V4 and bounded in time (connect, stall and total
+// timeouts; no redirect is followed). Retry rule: a request that
 // times out, cannot connect, is cut off, or is answered 5xx or 429 is sent again, at most
 // `attempts` times in all, after a pause drawn uniformly from [0, min(backoff_cap,
 // backoff_base * 2^(n-1))] before the n-th retry ("full jitter"); any other answer is final.
@@ -43,7 +44,8 @@ struct S3Options {
   std::chrono::milliseconds backoff_base{100};
   std::chrono::milliseconds backoff_cap{2000};
   std::chrono::milliseconds connect_timeout{3000};
-  std::chrono::milliseconds request_timeout{60000};
+  std::chrono::milliseconds request_timeout{120000};  // one request, a whole part included
+  std::chrono::seconds stall_timeout{10};            // no byte moving this long: a timeout
 };
 
 class S3Store final : public ObjectStore {
