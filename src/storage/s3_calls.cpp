@@ -65,7 +65,7 @@ StoreResult<std::string> S3Store::read(std::string_view key, std::uint64_t offse
                       .method = "GET",
                       .object = object_name(key),
                       .headers = {range_header(offset, length)},
-                      .max_body = static_cast<std::size_t>(length) + s3::kErrorBodyBytes},
+                      .max_body = s3::answer_room(length)},
                      key);
   if (!answer) return answer.error();
   if (answer->status == 404) {

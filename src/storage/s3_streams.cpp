@@ -170,7 +170,7 @@ class S3Reader final : public ObjectReader {
                                .method = "GET",
                                .object = store_.object_name(key_),
                                .headers = std::move(headers),
-                               .max_body = static_cast<std::size_t>(length) + kErrorBodyBytes},
+                               .max_body = answer_room(length)},
                               key_);
     if (!answer) return answer.error();
     if (answer->status == 404) {
