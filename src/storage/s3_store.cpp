@@ -20,8 +20,6 @@ using s3::HttpResponse;
 constexpr std::int64_t kMaxPresignSeconds = 7 * 86400;  // SigV4's longest presigned life
 constexpr std::uint64_t kMinPartBytes = 5 * 1024 * 1024;
 
-bool is_bucket_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'; }
-
 std::optional<std::string> check_options(const S3Options& o) {
   if (o.bucket.size() < 3 || o.bucket.size() > 63 || o.bucket.front() == '-' || o.bucket.back() == '-' ||
       o.bucket.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") != std::string::npos) {
