@@ -9,7 +9,7 @@ _packages_build=(g++ pkg-config libboost1.81-all-dev nlohmann-json3-dev
   libpqxx-dev libhiredis-dev libssl-dev libspdlog-dev libhowardhinnant-date-dev libcli11-dev tzdata
   libespeak-ng-dev espeak-ng-data libmp3lame-dev zlib1g-dev ca-certificates
   libfluidsynth-dev fluid-soundfont-gm libfftw3-dev
-  libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libmagic-dev libcurl4-openssl-dev)
+  libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libmagic-dev libcurl4-openssl-dev libexpat1-dev)
 # libclang-rt-14-dev is libFuzzer and the sanitizer runtimes (clang only recommends it).
 _packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev libclang-rt-14-dev)
 _packages_bench=()
