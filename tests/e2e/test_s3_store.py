@@ -215,7 +215,7 @@ class ProxyFaultTests(S3Case):
         for order_id in ids:
             order = self.server.api("GET", f"/orders/{order_id}", key).body["data"]
             if order["status"] == "partially_completed":
-                self.assertSuccess(self.server.api("POST", f"/orders/{order_id}/items/retry-failed", key))
+                self.assertSuccess(self.server.api("POST", f"/orders/{order_id}/items/retry-failed", key), 201)
         statuses = wait_orders_terminal(self.h, ids, timeout=240)
         self.assertTrue(set(statuses.values()) <= {"completed", "failed"}, statuses)
         self.assertIn("completed", set(statuses.values()), self.items_of(ids))
