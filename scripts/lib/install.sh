@@ -9,7 +9,7 @@ _packages_build=(g++ pkg-config libboost1.81-all-dev nlohmann-json3-dev
   libpqxx-dev libhiredis-dev libssl-dev libspdlog-dev libhowardhinnant-date-dev libcli11-dev tzdata
   libespeak-ng-dev espeak-ng-data libmp3lame-dev zlib1g-dev ca-certificates
   libfluidsynth-dev fluid-soundfont-gm libfftw3-dev
-  libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libmagic-dev libcurl4-openssl-dev)
+  libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libmagic-dev libcurl4-openssl-dev libexpat1-dev)
 # libclang-rt-14-dev is libFuzzer and the sanitizer runtimes (clang only recommends it).
 _packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev libclang-rt-14-dev)
 _packages_bench=()
@@ -21,9 +21,12 @@ _programs_build=(cmake:cmake ninja:ninja-build ccache:ccache python3:python3 cur
 # The programs the tests run: the e2e harness (tests/e2e/programs.py) and the test scripts
 # (tests/fuzz/run.sh builds with clang and symbolizes reports with llvm-symbolizer; the audio
 # intake unit tests encode their sample files with ffmpeg; the voice search e2e tests speak theirs
-# with espeak-ng; the stand-in upstream provider makes its MP3 with espeak-ng and lame).
+# with espeak-ng; the stand-in upstream provider makes its MP3 with espeak-ng and lame; the S3
+# tests run a one-node OpenStack Swift cluster, scripts/lib/swift.sh, whose tempauth wants memcached).
 _programs_test=(mpg123:mpg123 node:nodejs npm:npm npx:npm bash:bash clang++:clang llvm-symbolizer:llvm
-  ffmpeg:ffmpeg espeak-ng:espeak-ng lame:lame pg_dump:postgresql-client)
+  ffmpeg:ffmpeg espeak-ng:espeak-ng lame:lame pg_dump:postgresql-client
+  swift-proxy-server:swift-proxy swift-account-server:swift-account
+  swift-container-server:swift-container swift-object-server:swift-object memcached:memcached)
 # The programs the benchmarks run.
 _programs_bench=(nginx:nginx wrk:wrk espeak-ng:espeak-ng lame:lame fluidsynth:fluidsynth)
 

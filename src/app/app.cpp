@@ -40,12 +40,18 @@ void run_io(asio::io_context& ioc, InfraCounters& counters) {
 
 Created App::create(const Config& config, AppOptions options) {
   // Result files: checked before anything starts, it is the one setting nothing else validates.
-  auto store = storage::LocalStore::open(config.storage_dir);
-  if (!store) return "MEDIAGEN_STORAGE_DIR " + config.storage_dir + ": " + store.error().detail;
-  return std::unique_ptr<App>(new App(config, options, std::move(*store)));
+  auto store = storage::open_store({.url = config.storage_url,
+                                    .dir = config.storage_dir,
+                                    .aws_endpoint_url = config.aws_endpoint_url,
+                                    .aws_region = config.aws_region,
+                                    .aws_access_key_id = config.aws_access_key_id,
+                                    .aws_secret_access_key = config.aws_secret_access_key});
+  if (!store.store) return store.error;
+  if (config.storage_redirect && !store.s3) return "MEDIAGEN_STORAGE_REDIRECT=1 needs an s3:// MEDIAGEN_STORAGE_URL";
+  return std::unique_ptr<App>(new App(config, options, std::move(store)));
 }
 
-App::App(const Config& config, const AppOptions& options, storage::LocalStore store)
+App::App(const Config& config, const AppOptions& options, storage::OpenedStore store)
     : config_(config),
       clock_(options.clock ? *options.clock : system_clock_),
       counters_(options.counters ? *options.counters : own_counters_),
@@ -59,14 +65,15 @@ App::App(const Config& config, const AppOptions& options, storage::LocalStore st
       hub_(ioc_, hub_options(config_), config_.pusher_key, channel_signer_, blocking_, hub_hooks(),
            redis_options(config_, "mediagen"), clock_),
       order_events_(config_.database_url, hub_, counters_, connect_limits(config_)),
-      store_(std::move(store)),
+      store_(std::move(store.store)),
+      s3_(store.s3),
       link_secret_(link_secret(config_)),
       quotes_(link_secret_),
       speech_(espeak_),
       music_(config_.soundfont.empty() ? std::string(engines::kDefaultSoundfont) : config_.soundfont),
       upstreams_(upstream_options(config_)),
-      clone_job_(store_, espeak_, [this](realtime::Event e) { hub_.publish(std::move(e)); }),
-      workers_(worker_options_with_hooks(), speech_, store_, config_.database_url, counters_),
+      clone_job_(*store_, espeak_, [this](realtime::Event e) { hub_.publish(std::move(e)); }),
+      workers_(worker_options_with_hooks(), speech_, *store_, config_.database_url, counters_),
       subscriber_(
           redis_options(config_, "mediagen-subscriber"),
           {ladder_.channel(), invalidation_channel(config_.redis_prefix), queue_channel(config_), realtime_channel(config_),

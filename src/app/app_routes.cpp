@@ -44,6 +44,14 @@ std::string gauge(const char* name, const char* type, const char* help, std::uin
 
 }  // namespace
 
+// MEDIAGEN_STORAGE_REDIRECT=1: downloads go to S3 directly, by presigned URLs.
+std::function<std::string(std::string_view, bool, std::int64_t, std::int64_t)> App::redirect_to_s3() const {
+  if (!config_.storage_redirect || !s3_) return {};
+  return [s3 = s3_](std::string_view key, bool download, std::int64_t seconds, std::int64_t now) {
+    return s3->presign_get(key, download, seconds, now);
+  };
+}
+
 void App::register_routes(const AppOptions& options) {
   add_open_routes(router_);
   if (options.routes) {
@@ -58,7 +66,7 @@ void App::register_routes(const AppOptions& options) {
   templates::register_routes(router_, blocking_);
   voices::register_routes(router_, blocking_);
   voices::register_clone_routes(router_, blocking_,
-                                {.store = store_,
+                                {.store = *store_,
                                  .publish = [this](realtime::Event e) { hub_.publish(std::move(e)); },
                                  .on_queued = [this](cache::Redis& redis) { work_queued(redis); }});
   orders::register_preview_routes(
@@ -80,11 +88,11 @@ void App::register_routes(const AppOptions& options) {
            },
        .on_queued = [this](cache::Redis& redis) { work_queued(redis); },
        .on_changed = [this](std::vector<orders::OrderChange> changes) { order_events_.changed(std::move(changes)); },
-       .uploads = &store_,
+       .uploads = store_.get(),
        .clock = &clock_,
        .quotes = &quotes_});
   compat::register_routes(router_, blocking_,
-                          {.store = &store_,
+                          {.store = store_.get(),
                            .waiters = &speech_waiters_,
                            .on_queued = [this](cache::Redis& redis) { work_queued(redis); },
                            .content_blocked =
@@ -93,12 +101,13 @@ void App::register_routes(const AppOptions& options) {
                                },
                            .clock = &clock_});
   storage::register_routes(router_, blocking_,
-                           {.store = store_,
+                           {.store = *store_,
                             .signer = storage::LinkSigner(link_secret_),
                             .clock = clock_,
                             .public_url = config_.public_url,
                             .link_ttl = std::chrono::seconds(config_.link_ttl_seconds),
-                            .authorize_path = &orders::authorize_download});
+                            .authorize_path = &orders::authorize_download,
+                            .redirect = redirect_to_s3()});
   // Gift codes are sealed under a key derived from MEDIAGEN_SECRET: instances sharing it read
   // each other's codes.
   reseller::register_routes(router_, blocking_,
@@ -108,6 +117,7 @@ void App::register_routes(const AppOptions& options) {
 }
 
 void App::add_gauges() {
+  if (s3_) metrics_.add_gauge_source([this](std::string& out) { s3_->render_metrics(out); });
   metrics_.add_gauge_source([this](std::string& out) { upstreams_.render_metrics(out); });
   metrics_.add_gauge_source([this](std::string& out) {
     out += gauge("mediagen_blocking_pool_threads", "gauge",

@@ -93,6 +93,21 @@ static void read_upstream_settings(Config& c, const std::function<std::optional<
   num("MEDIAGEN_UPSTREAM_BREAKER_OPEN_MS", c.upstream_breaker_open_ms, 100, 86400000);
 }
 
+// Where result files live; the URL itself is checked when the store opens (App::create).
+static void read_storage_settings(Config& c, const std::function<std::optional<std::string>(const char*)>& getenv) {
+  auto str = [&](const char* name, std::string& field) { field = getenv(name).value_or(field); };
+  str("MEDIAGEN_STORAGE_URL", c.storage_url);
+  if (auto v = getenv("MEDIAGEN_STORAGE_REDIRECT")) {
+    if (*v != "0" && *v != "1") throw std::invalid_argument("MEDIAGEN_STORAGE_REDIRECT: expected 0 or 1, got '" + *v + "'");
+    c.storage_redirect = *v == "1";
+  }
+  str("AWS_ENDPOINT_URL", c.aws_endpoint_url);
+  str("AWS_REGION", c.aws_region);
+  str("AWS_ACCESS_KEY_ID", c.aws_access_key_id);
+  str("AWS_SECRET_ACCESS_KEY", c.aws_secret_access_key);
+  if (c.aws_region.empty()) c.aws_region = "us-east-1";
+}
+
 Config Config::from_env(const std::function<std::optional<std::string>(const char*)>& getenv) {
   Config c;
   auto str = [&](const char* name, std::string& field) { field = getenv(name).value_or(field); };
@@ -116,6 +131,7 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   str("MEDIAGEN_API_PREFIX", c.api_prefix);
   str("MEDIAGEN_PUBLIC_URL", c.public_url);
   str("MEDIAGEN_STORAGE_DIR", c.storage_dir);
+  read_storage_settings(c, getenv);
   str("MEDIAGEN_SECRET", c.secret);
   str("MEDIAGEN_PUSHER_APP_ID", c.pusher_app_id);
   str("MEDIAGEN_PUSHER_APP_KEY", c.pusher_key);

@@ -140,6 +140,14 @@ asio::awaitable<Result<http::Reply>> get_download(Shared& s, http::RequestContex
   const std::int64_t now = unix_seconds(s.options.clock.now());
   if (now >= link->expires_at) co_return link_expired();
   if (!is_valid_key(link->key)) co_return ApiError::not_found();  // never signed; kept as a second wall
+  if (s.options.redirect) {
+    // The presigned URL lives as long as the link has left (S3 caps it at 7 days).
+    const std::int64_t left = link->expires_at - now;
+    http::Reply moved{.status = 302, .data_json = "", .bare = true, .content_type = "text/plain; charset=utf-8"};
+    moved.headers = {{"Location", s.options.redirect(link->key, link->download, left, now)},
+                     {"Cache-Control", "private, max-age=" + std::to_string(left)}};
+    co_return moved;
+  }
 
   // No validators are offered (no ETag, no Last-Modified), so an If-Range can never match: the
   // whole file then, as RFC 9110 13.1.5 asks.

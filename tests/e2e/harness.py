@@ -11,7 +11,10 @@ Required environment:
     MEDIAGEN_TEST_REDIS_URL      redis://host:port/db
 
 When one of them is missing the tests fail (they are never skipped).
-Optional: MEDIAGEN_E2E_LOG_TAIL (lines of server log printed on failure, default 200).
+Optional: MEDIAGEN_E2E_LOG_TAIL (lines of server log printed on failure, default 200);
+MEDIAGEN_E2E_STORAGE=s3 puts each class's object store in a bucket of its own on the test S3
+server (s3_support.py; then MEDIAGEN_TEST_S3_* are required). Tests reach stored files through
+`Harness.files`, whatever the store.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import urllib.parse
 from datetime import datetime
 
 import programs
+import s3_support
 
 API = "/api"
 ISO_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$")
@@ -546,7 +550,7 @@ class Server:
 class Harness:
     """A fresh database + Redis prefix, the CLI, and server processes."""
 
-    def __init__(self, label: str = "suite"):
+    def __init__(self, label: str = "suite", storage: str | None = None):
         missing = [v for v in REQUIRED_ENV if not os.environ.get(v)]
         if missing:
             raise HarnessConfigError(
@@ -576,6 +580,11 @@ class Harness:
         self.db_created = False
         # One object store per suite, shared by its servers like one deployment's.
         self.storage_dir = tempfile.mkdtemp(prefix=f"mg_e2e_{token}_storage_")
+        if (storage or s3_support.storage_kind()) == "s3":
+            self.files = s3_support.S3Files(s3_support.S3Client.from_env(), f"mg-e2e-{token}")
+        else:
+            self.files = s3_support.LocalFiles(self.storage_dir)
+        self.files_created = False
 
     def use_cluster(self, admin_url: str):
         """Points this harness at another PostgreSQL cluster (a class's own, which it may crash),
@@ -598,6 +607,7 @@ class Harness:
             "MEDIAGEN_STORAGE_DIR": self.storage_dir,
             "MEDIAGEN_SECRET": "e2e-link-secret-" + self.db_name,
         })
+        env.update({k: v for k, v in self.files.server_env().items() if v is not None})
         for k, v in (extra or {}).items():
             if v is None:
                 env.pop(k, None)
@@ -724,6 +734,9 @@ class Harness:
     # -- setup / teardown
 
     def setup(self, migrate: bool = True):
+        if self.files.kind == "s3":
+            self.files.create()
+            self.files_created = True
         self.create_db()
         if migrate:
             self.migrate()
@@ -754,6 +767,11 @@ class Harness:
         except Exception:  # cleanup is best effort
             pass
         shutil.rmtree(self.storage_dir, ignore_errors=True)
+        if self.files_created:
+            try:
+                self.files.remove_all()
+            except (AssertionError, OSError) as e:
+                problems.append(f"removing the bucket {self.files.bucket}: {e}")
         if problems:
             raise AssertionError("\n".join(problems))
 
@@ -765,13 +783,14 @@ class E2ETestCase(unittest.TestCase):
     """One Harness (database + Redis prefix) and, unless start_server is False, one server per class."""
 
     server_env: dict = {}
+    storage: str | None = None  # "s3" or "local" whatever MEDIAGEN_E2E_STORAGE says
     start_server = True
     migrate_first = True
     maxDiff = None
 
     @classmethod
     def setUpClass(cls):
-        cls.h = Harness(cls.__name__)
+        cls.h = Harness(cls.__name__, cls.storage)
         try:
             cls.h.setup(migrate=cls.migrate_first)
             cls.server = cls.h.start_server(cls.server_env) if cls.start_server else None

@@ -20,6 +20,7 @@ PROGRAMS = {
     "espeak-ng": "speaks the voice search samples and the stand-in upstream provider's answers",
     "lame": "encodes the stand-in upstream provider's MP3",
     "pg_dump": "dumps a test database to search it for secrets",
+    "swift-proxy-server": "a Swift proxy of an S3 fault test's own, to stop and restart",
     "ffmpeg": "converts speech into the audio formats uploads are tested with (WAV, MP3, Ogg Opus, FLAC, M4A)",
 }
 

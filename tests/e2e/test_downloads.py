@@ -3,8 +3,9 @@ a client that reads slowly keeps its download however long it takes, a cut downl
 with Range, HEAD answers from the size without reading the file, and slow downloads do not hold
 their files in the server's memory.
 
-The files are written straight into the store folder and the links signed the way the server
-signs them (MEDIAGEN_SECRET), so no order or database row is involved.
+The files are written straight into the store (its folder, or its bucket with
+MEDIAGEN_E2E_STORAGE=s3) and the links signed the way the server signs them (MEDIAGEN_SECRET), so
+no order or database row is involved.
 
 Long: `test_slow_downloads_...` paces its clients for about 45 seconds (ten 40 MB downloads at 1 MB/s
 beside a 3 MB one at 200 KB/s and a client that stops reading, all at once); ctest labels the
@@ -133,12 +134,9 @@ class DownloadTests(E2ETestCase):
     @classmethod
     def prepare(cls):
         cls.files = {}
-        folder = os.path.join(cls.h.storage_dir, FOLDER)
-        os.makedirs(folder)
         for name, size in (("large.mp3", LARGE), ("medium.mp3", MEDIUM)):
             data = os.urandom(size)
-            with open(os.path.join(folder, name), "wb") as f:
-                f.write(data)
+            cls.h.files.write(f"{FOLDER}/{name}", data)
             cls.files[name] = (size, hashlib.sha256(data).hexdigest(), data)
 
     def link(self, name, download=True):
@@ -189,15 +187,16 @@ class DownloadTests(E2ETestCase):
         self.assertServerAlive()
 
     def test_a_read_that_fails_mid_stream_closes_that_connection_only(self):
-        path = os.path.join(self.h.storage_dir, FOLDER, "cut.mp3")
-        with open(path, "wb") as f:
-            f.write(os.urandom(20 * MB))
+        path = f"{FOLDER}/cut.mp3"
+        self.h.files.write(path, os.urandom(20 * MB))
         stopped = Download(self.server.public_port, self.link("cut.mp3"), stop_after=MB, rcvbuf=64 * 1024)
         self.addCleanup(lambda: stopped.sock and stopped.sock.close())
         stopped.run()
         self.assertIsNone(stopped.error)
-        # Cut in place (the store itself never does): the next piece comes back short.
-        os.truncate(path, 0)
+        # Cut under the reader (the store itself never does): a folder's file is truncated in place
+        # and its next piece comes back short; an S3 object is replaced and the reader, pinned to
+        # the version it opened, is refused the next range.
+        self.h.files.write(path, b"")
         self.assertTrue(stopped.drain(), "the connection stayed open after a failed read")
         self.assertLess(stopped.received, 20 * MB)
         self.assertTrue(poll(lambda: any("download cut" in line for line in self.server.log_lines()), timeout=10))

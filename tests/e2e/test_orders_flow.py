@@ -183,6 +183,8 @@ class OrderFlowTests(OrderFixtures, E2ETestCase):
         url = self.assertSuccess(self.link(key, path, download=True))["url"]
         whole = self.fetch(url)
         self.assertEqual(whole.status, 200)
+        # What the link serves is what the store holds (read past the server: folder or bucket).
+        self.assertEqual(self.h.files.read(path), whole.body)
         self.assertIn("attachment", whole.headers.get("content-disposition", ""))
         self.assertEqual(whole.headers.get("accept-ranges"), "bytes")
         part = self.fetch(url, {"Range": "bytes=10-109"})
@@ -255,6 +257,8 @@ class RetentionTests(OrderFixtures, E2ETestCase):
             time.sleep(0.2)
         after = self.server.api("GET", f"/orders/{created['id']}", key).body["data"]
         self.assertEqual(after["result"]["files"], [path], "the order keeps listing the dead paths")
+        # Gone from the store itself, with the order's other files.
+        self.assertEqual(self.h.files.list(f"orders/{created['id']}/"), [])
         u = urllib.parse.urlsplit(url)
         self.assertEqual(self.server.request("GET", u.path + "?" + u.query).status, 404)
         item = after["items"][0]

@@ -17,7 +17,7 @@ shift
 all_targets=(fuzz_pusher_message fuzz_http_request fuzz_download_link fuzz_chunker fuzz_fanout fuzz_mp3
   fuzz_params fuzz_broadcasting_auth fuzz_utf8_json fuzz_preview_codec fuzz_prompt_words fuzz_sfx_prompt fuzz_music_prompt
   fuzz_audio_intake fuzz_multipart fuzz_order_form fuzz_clone_form fuzz_ledger_query fuzz_quote_token fuzz_gift_code
-  fuzz_catalog_headers fuzz_speech_request fuzz_audio_out fuzz_upstream_answers)
+  fuzz_catalog_headers fuzz_speech_request fuzz_audio_out fuzz_upstream_answers fuzz_s3_xml)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
@@ -30,7 +30,7 @@ max_len() {
     fuzz_http_request) echo 16384 ;;
     fuzz_chunker) echo 12288 ;;
     fuzz_mp3|fuzz_audio_intake|fuzz_clone_form|fuzz_audio_out) echo 32768 ;;
-    fuzz_pusher_message|fuzz_fanout|fuzz_utf8_json) echo 4096 ;;
+    fuzz_pusher_message|fuzz_fanout|fuzz_utf8_json|fuzz_s3_xml) echo 4096 ;;
     *) echo 2048 ;;
   esac
 }

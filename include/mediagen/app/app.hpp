@@ -39,7 +39,7 @@
 #include "mediagen/orders/topup_quote.hpp"
 #include "mediagen/realtime/channel_signer.hpp"
 #include "mediagen/realtime/hub.hpp"
-#include "mediagen/storage/local_store.hpp"
+#include "mediagen/storage/open_store.hpp"
 #include "mediagen/voices/clone_job.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "mediagen/workers/worker_pool.hpp"
@@ -89,7 +89,7 @@ class App {
   bool bans_loaded() const { return bans_loaded_.load(); }
 
  private:
-  App(const Config& config, const AppOptions& options, storage::LocalStore store);
+  App(const Config& config, const AppOptions& options, storage::OpenedStore store);
 
   // The hooks that connect the parts (app_hooks.cpp).
   realtime::HubHooks hub_hooks();
@@ -99,6 +99,7 @@ class App {
   void on_fanout_connected();
   // The routes and the metrics' gauges (app_routes.cpp).
   void register_routes(const AppOptions& options);
+  std::function<std::string(std::string_view, bool, std::int64_t, std::int64_t)> redirect_to_s3() const;
   void add_gauges();
 
   const Config config_;
@@ -120,7 +121,10 @@ class App {
   realtime::Hub hub_;
   // Status changes become order channel events once their transaction committed.
   orders::OrderEventPublisher order_events_;
-  storage::LocalStore store_;
+  // Result files: a local folder or an S3 bucket (MEDIAGEN_STORAGE_URL); s3_ is the same store
+  // when it is an S3 one (its presigned links and its metrics).
+  std::unique_ptr<storage::ObjectStore> store_;
+  storage::S3Store* s3_ = nullptr;
   const std::string link_secret_;
   const orders::QuoteSigner quotes_;  // top-up quotes (spec 7.1), signed like download links
   engines::EspeakEngine espeak_;

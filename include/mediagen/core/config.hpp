@@ -22,6 +22,15 @@ struct Config {
   std::string api_prefix = "/api";
   std::string public_url = "http://127.0.0.1:8080";
   std::string storage_dir = "var/storage";
+  // The object store: file:///path or s3://BUCKET[/PREFIX]; empty: file:// + storage_dir.
+  std::string storage_url;
+  // S3 only: a signed download link answers 302 to a presigned S3 URL instead of streaming.
+  bool storage_redirect = false;
+  // The standard AWS variables (no MEDIAGEN_ prefix), read for an s3:// store.
+  std::string aws_endpoint_url;
+  std::string aws_region = "us-east-1";
+  std::string aws_access_key_id;
+  std::string aws_secret_access_key;
   std::string secret;
   std::string pusher_app_id = "mediagen";
   std::string pusher_key = "mediagen-key";

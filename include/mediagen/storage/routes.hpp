@@ -5,7 +5,7 @@
 //                                   in pieces as the client reads (http::ServerOptions' stream
 //                                   limits); HEAD answers from the size alone
 // Decisions: a link past its expiry answers 410 Gone (a bad or tampered link 403, a file gone
-// by retention 404); several ranges in one Range header get the whole file with 200.
+// by retention 404; with a redirect, S3 answers that); several ranges in one Range header get the whole file with 200.
 #include <chrono>
 #include <functional>
 #include <string>
@@ -41,6 +41,9 @@ struct StorageOptions {
   AuthorizePath authorize_path;
   // Threads that read downloads from the store, piece by piece (no PostgreSQL connection).
   int read_threads = 2;
+  // When set (MEDIAGEN_STORAGE_REDIRECT=1, S3 only), a valid link answers 302 to this URL
+  // (a presigned one valid `seconds` from `now`) instead of streaming the file. No I/O.
+  std::function<std::string(std::string_view key, bool download, std::int64_t seconds, std::int64_t now)> redirect;
 };
 
 // Throws std::invalid_argument when authorize_path is empty.

@@ -184,3 +184,29 @@ TEST(ParseEndpoint, RefusesTextWithoutAPort) {
 
 }  // namespace
 }  // namespace mediagen
+
+namespace mediagen {
+namespace {
+
+TEST(Config, ReadsTheStorageUrlTheRedirectSwitchAndTheStandardAwsVariables) {
+  const Config defaults = from({});
+  EXPECT_EQ(defaults.storage_url, "");
+  EXPECT_FALSE(defaults.storage_redirect);
+  EXPECT_EQ(defaults.aws_region, "us-east-1");
+  const Config c = from({{"MEDIAGEN_STORAGE_URL", "s3://media/prod"},
+                         {"MEDIAGEN_STORAGE_REDIRECT", "1"},
+                         {"AWS_ENDPOINT_URL", "http://127.0.0.1:8080"},
+                         {"AWS_REGION", "eu-west-1"},
+                         {"AWS_ACCESS_KEY_ID", "id"},
+                         {"AWS_SECRET_ACCESS_KEY", "secret"}});
+  EXPECT_EQ(c.storage_url, "s3://media/prod");
+  EXPECT_TRUE(c.storage_redirect);
+  EXPECT_EQ(c.aws_endpoint_url, "http://127.0.0.1:8080");
+  EXPECT_EQ(c.aws_region, "eu-west-1");
+  EXPECT_EQ(c.aws_access_key_id, "id");
+  EXPECT_EQ(c.aws_secret_access_key, "secret");
+  EXPECT_THAT(refusal({{"MEDIAGEN_STORAGE_REDIRECT", "yes"}}), HasSubstr("MEDIAGEN_STORAGE_REDIRECT"));
+}
+
+}  // namespace
+}  // namespace mediagen
