@@ -22,15 +22,14 @@ std::string etag_of(std::string_view bytes) {
 }
 
 struct Texts {
-  std::string_view title, other_language, other_page, raw_heading, realtime, no_viewer;
+  std::string_view title, other_language, other_page, realtime, no_viewer;
 };
 
 constexpr Texts kEnglish{
     "mediagen API",
     "Русская версия",
     "/docs/ru",
-    "Descriptions",
-    "realtime channels (AsyncAPI)",
+    "the realtime channels",
     "The documentation viewer was not bundled into this build (npm was not available when it was "
     "built), so the descriptions are not rendered here. Read them raw:",
 };
@@ -38,8 +37,7 @@ constexpr Texts kRussian{
     "API mediagen",
     "English version",
     "/docs",
-    "Описания",
-    "каналы реального времени (AsyncAPI)",
+    "каналы реального времени",
     "Просмотрщик документации не вошёл в эту сборку (при сборке не было npm), поэтому описания здесь "
     "не отображаются. Их можно прочитать как есть:",
 };
