@@ -14,19 +14,22 @@ _packages_build=(g++ pkg-config libboost1.81-all-dev nlohmann-json3-dev
 _packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev libclang-rt-14-dev)
 _packages_bench=()
 
-# The programs the scripts run (build, services, seeding).
-_programs_build=(cmake:cmake ninja:ninja-build ccache:ccache python3:python3 curl:curl
+# The programs the scripts run (build, services, seeding). npm bundles the documentation
+# viewer at configure time (cmake/EmbedDocs.cmake; a build without it serves /docs unrendered).
+_programs_build=(cmake:cmake ninja:ninja-build ccache:ccache python3:python3 curl:curl node:nodejs npm:npm
   psql:postgresql-client pg_ctl:postgresql initdb:postgresql redis-server:redis-server
   redis-cli:redis-tools runuser:util-linux flock:util-linux sha256sum:coreutils)
 # The programs the tests run: the e2e harness (tests/e2e/programs.py) and the test scripts
 # (tests/fuzz/run.sh builds with clang and symbolizes reports with llvm-symbolizer; the audio
 # intake unit tests encode their sample files with ffmpeg; the voice search e2e tests speak theirs
 # with espeak-ng; the stand-in upstream provider makes its MP3 with espeak-ng and lame; the S3
-# tests run a one-node OpenStack Swift cluster, scripts/lib/swift.sh, whose tempauth wants memcached).
+# tests run a one-node OpenStack Swift cluster, scripts/lib/swift.sh, whose tempauth wants memcached;
+# the documentation test renders /docs in headless Chromium; the metrics test runs promtool).
 _programs_test=(mpg123:mpg123 node:nodejs npm:npm npx:npm bash:bash clang++:clang llvm-symbolizer:llvm
   ffmpeg:ffmpeg espeak-ng:espeak-ng lame:lame pg_dump:postgresql-client
   swift-proxy-server:swift-proxy swift-account-server:swift-account
-  swift-container-server:swift-container swift-object-server:swift-object memcached:memcached)
+  swift-container-server:swift-container swift-object-server:swift-object memcached:memcached
+  chromium:chromium promtool:prometheus)
 # The programs the benchmarks run.
 _programs_bench=(nginx:nginx wrk:wrk espeak-ng:espeak-ng lame:lame fluidsynth:fluidsynth)
 

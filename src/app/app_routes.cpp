@@ -1,4 +1,6 @@
 // App's routes, domain by domain, and the gauges its metrics add to the request counts.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "mediagen/account/routes.hpp"
@@ -8,6 +10,8 @@
 #include "mediagen/catalog/routes.hpp"
 #include "mediagen/compat/routes.hpp"
 #include "mediagen/core/json_text.hpp"
+#include "mediagen/docs/embedded.hpp"
+#include "mediagen/docs/routes.hpp"
 #include "mediagen/orders/order_files.hpp"
 #include "mediagen/orders/routes.hpp"
 #include "mediagen/realtime/auth_routes.hpp"
@@ -42,6 +46,24 @@ std::string gauge(const char* name, const char* type, const char* help, std::uin
          std::to_string(value) + "\n";
 }
 
+// The generation side: threads, chunks in flight, the queue and what became of the chunks.
+void render_worker_metrics(const workers::WorkerStats& st, std::string& out) {
+  out += gauge("mediagen_workers", "gauge", "Generation worker threads of this instance.",
+               static_cast<std::uint64_t>(st.threads));
+  out += gauge("mediagen_workers_busy", "gauge", "Worker threads making a chunk now.", st.busy);
+  if (st.pending) {
+    out += gauge("mediagen_chunks_pending", "gauge",
+                 "Chunks waiting for a worker on any instance, as of this instance's last sweep.",
+                 static_cast<std::uint64_t>(std::max<std::int64_t>(0, *st.pending)));
+  }
+  out += gauge("mediagen_chunks_completed_total", "counter", "Chunks this instance's workers completed.", st.completed);
+  out += "# HELP mediagen_chunks_failed_total Chunks this instance's workers failed, by failure reason.\n"
+         "# TYPE mediagen_chunks_failed_total counter\n";
+  for (const auto& [reason, n] : st.failed) {
+    out += "mediagen_chunks_failed_total{reason=\"" + reason + "\"} " + std::to_string(n) + "\n";
+  }
+}
+
 }  // namespace
 
 // MEDIAGEN_STORAGE_REDIRECT=1: downloads go to S3 directly, by presigned URLs.
@@ -58,6 +80,7 @@ void App::register_routes(const AppOptions& options) {
     options.routes(router_, blocking_);
     return;
   }
+  docs::register_routes(router_, std::make_shared<const docs::Site>(docs::embedded_files()));
   auth::register_routes(router_, blocking_);
   account::register_routes(router_, blocking_);
   account::register_usage_routes(router_, blocking_);
@@ -129,6 +152,7 @@ void App::add_gauges() {
     out += gauge("mediagen_upload_budget_in_use_bytes", "gauge", "Upload bytes taken by bodies being read now.",
                  pipeline_.uploads().in_use());
   });
+  metrics_.add_gauge_source([this](std::string& out) { render_worker_metrics(workers_.stats(), out); });
   metrics_.add_gauge_source([this](std::string& out) {
     const auto st = hub_.stats();
     out += gauge("mediagen_ws_connections", "gauge", "Open realtime sockets.", st.connections);

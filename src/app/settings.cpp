@@ -113,8 +113,8 @@ engines::UpstreamOptions upstream_options(const Config& config) {
 
 http::PipelineOptions pipeline_options(const Config& config) {
   return {.trusted_proxies = config.trusted_proxies,
-          .docs_url = config.docs_url,
-          .developers_url = config.developers_url,
+          .docs_url = config.not_found_docs_url(),
+          .developers_url = config.not_found_developers_url(),
           .redis_prefix = config.redis_prefix,
           .upload_budget_bytes = config.upload_budget_bytes};
 }

@@ -108,6 +108,24 @@ static void read_storage_settings(Config& c, const std::function<std::optional<s
   if (c.aws_region.empty()) c.aws_region = "us-east-1";
 }
 
+namespace {
+
+std::string public_docs_url(const std::string& public_url) {
+  std::string_view base(public_url);
+  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  return std::string(base) + "/docs";
+}
+
+}  // namespace
+
+std::string Config::not_found_docs_url() const {
+  return docs_url.empty() ? public_docs_url(public_url) : docs_url;
+}
+
+std::string Config::not_found_developers_url() const {
+  return developers_url.empty() ? public_docs_url(public_url) + "#section/Conventions" : developers_url;
+}
+
 Config Config::from_env(const std::function<std::optional<std::string>(const char*)>& getenv) {
   Config c;
   auto str = [&](const char* name, std::string& field) { field = getenv(name).value_or(field); };

@@ -13,6 +13,10 @@ const db::Statement kRetentionDue{
     "SELECT id::text FROM orders WHERE terminal_at IS NOT NULL AND files_removed_at IS NULL"
     "  AND terminal_at < now() - $1::bigint * interval '1 second' ORDER BY terminal_at LIMIT $2"};
 
+// Counted through the partial index order_items_queue, which holds exactly the pending rows.
+const db::Statement kPendingChunks{
+    "work_pending_chunks", "SELECT count(*) FROM order_items WHERE status = 'pending'"};
+
 // Items before the order (the queue's lock order). Paths stay on both: the order keeps listing them.
 const db::Statement kForgetItemTexts{
     "work_forget_item_texts",
@@ -55,6 +59,10 @@ std::vector<std::string> ids(db::Db& db, const db::Statement& st, std::int64_t s
 }
 
 }  // namespace
+
+std::int64_t WorkQueue::pending_chunks() {
+  return db::read(db_, [&](db::Tx& tx) { return db_.exec(tx, kPendingChunks)[0][0].as<std::int64_t>(); });
+}
 
 std::vector<std::string> WorkQueue::retention_due(std::chrono::seconds age, int batch) {
   return ids(db_, kRetentionDue, age.count(), batch);

@@ -41,9 +41,23 @@ struct PoolState {
   voices::VoiceIndexCache voice_index;  // the catalogue's descriptions, shared by the workers
   std::atomic<std::uint64_t> settled{0};
   std::vector<std::thread> threads;
+  int worker_threads = 0;
+  // For the metrics; under `mutex`.
+  std::optional<std::int64_t> pending;
+  std::uint64_t completed = 0;
+  std::map<std::string, std::uint64_t, std::less<>> failed;
 
   PoolState(WorkerPoolOptions o, SpeechSource& sp, storage::ObjectStore& st, std::string u, InfraCounters& c)
       : options(std::move(o)), speech(sp), store(st), url(std::move(u)), counters(c) {}
+
+  void count_outcome(const detail::ChunkResult& result) {
+    std::lock_guard lock(mutex);
+    if (const auto* f = std::get_if<detail::ChunkFailure>(&result)) {
+      ++failed[f->reason];
+    } else {
+      ++completed;
+    }
+  }
 
   bool is_stopping() {
     std::lock_guard lock(mutex);
@@ -207,6 +221,7 @@ void process(State& s, db::Db& db, orders::WorkQueue& queue, Stitcher& stitcher,
     return;
   }
   s.settled.fetch_add(1, std::memory_order_relaxed);
+  s.count_outcome(result);
   s.publish(settled.changes);
   if (settled.stitch) run_stitch(s, stitcher, queue, *settled.stitch);
 }
@@ -282,6 +297,11 @@ void sweeper_loop(State& s) {
       const auto jobs = queue.expired_stitches(20, &gave_up);
       s.publish(gave_up);
       for (const auto& job : jobs) run_stitch(s, stitcher, queue, job);
+      const std::int64_t pending = queue.pending_chunks();
+      {
+        std::lock_guard lock(s.mutex);
+        s.pending = pending;
+      }
       const auto cleaned = janitor.run_once();
       s.publish(cleaned.changes);
       if (cleaned.files_removed > 0 || cleaned.compensated > 0) {
@@ -308,7 +328,8 @@ void WorkerPool::start() {
   detail::PoolState& s = *state_;
   s.threads.emplace_back([&s] { timer_loop(s); });
   s.threads.emplace_back([&s] { sweeper_loop(s); });
-  for (int i = 0; i < std::max(1, s.options.workers); ++i) s.threads.emplace_back([&s] { worker_loop(s); });
+  s.worker_threads = std::max(1, s.options.workers);
+  for (int i = 0; i < s.worker_threads; ++i) s.threads.emplace_back([&s] { worker_loop(s); });
 }
 
 void WorkerPool::stop() {
@@ -343,5 +364,15 @@ void WorkerPool::stop() {
 void WorkerPool::wake() { state_->wake(); }
 
 std::uint64_t WorkerPool::settled_chunks() const { return state_->settled.load(std::memory_order_relaxed); }
+
+WorkerStats WorkerPool::stats() const {
+  std::lock_guard lock(state_->mutex);
+  const detail::PoolState& s = *state_;
+  return {.threads = s.stopping ? 0 : s.worker_threads,
+          .busy = s.in_flight.size(),
+          .pending = s.pending,
+          .completed = s.completed,
+          .failed = s.failed};
+}
 
 }  // namespace mediagen::workers

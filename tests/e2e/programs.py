@@ -21,6 +21,8 @@ PROGRAMS = {
     "lame": "encodes the stand-in upstream provider's MP3",
     "pg_dump": "dumps a test database to search it for secrets",
     "swift-proxy-server": "a Swift proxy of an S3 fault test's own, to stop and restart",
+    "chromium": "renders GET /docs headless, driven through playwright-core (test_docs.py)",
+    "promtool": "checks a live /metrics with `promtool check metrics` (test_metrics_promtool.py)",
     "ffmpeg": "converts speech into the audio formats uploads are tested with (WAV, MP3, Ogg Opus, FLAC, M4A)",
 }
 

@@ -1,5 +1,5 @@
-// The request headers of GET /ai/models (spec 4.7). Input: line 1 If-None-Match, line 2
-// X-Display-Currency. Properties:
+// The request headers of GET /ai/models (spec 4.7); http::if_none_match is also what /docs
+// reads. Input: line 1 If-None-Match, line 2 X-Display-Currency. Properties:
 //   - if_none_match and parse_display_currency never crash or throw on any bytes;
 //   - an accepted display currency is exactly three uppercase ASCII letters;
 //   - the current ETag itself, alone, weak, or after the fuzzer's list, always matches; "*" too;

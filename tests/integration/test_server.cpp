@@ -29,8 +29,6 @@ Config TestServer::config(const TestServerOptions& options) {
   c.redis_prefix = options.redis_prefix;
   c.api_prefix = "/api";
   c.secret = "test-server-secret";
-  c.docs_url.clear();
-  c.developers_url.clear();
   c.io_threads = 1;
   c.workers = 0;
   c.db_pool_size = 2;

@@ -41,7 +41,7 @@ class TestServer {
 
   // The settings of a test server, for a test to adjust: free loopback ports, one I/O thread,
   // two blocking-pool threads, 64 connections, a 60 s key cache, a ban threshold no test
-  // reaches by accident, no workers, no documentation links in error bodies.
+  // reaches by accident, no workers; error bodies link {public_url}/docs.
   static Config config(const TestServerOptions& options);
 
   // Starts serving before it returns. `clock` and `counters` must outlive the server.

@@ -36,8 +36,10 @@ struct Config {
   std::string pusher_key = "mediagen-key";
   std::string pusher_secret;
   std::string log_level = "info";
-  std::string docs_url = "https://mediagen.dev/docs/api";
-  std::string developers_url = "https://mediagen.dev/developers";
+  // The 404 body's `docs` and `developers` links (MEDIAGEN_DOCS_URL, MEDIAGEN_DEVELOPERS_URL);
+  // empty: this server's own documentation, see not_found_docs_url() below.
+  std::string docs_url;
+  std::string developers_url;
 
   int io_threads = 1;
   int workers = 0;  // generation threads; MEDIAGEN_WORKERS unset: one per core; 0: none here
@@ -104,6 +106,12 @@ struct Config {
   // Reads MEDIAGEN_* variables through `getenv`; throws std::invalid_argument naming the variable.
   static Config from_env(const std::function<std::optional<std::string>(const char*)>& getenv);
   static Config from_process_env();
+
+  // docs_url, or {public_url}/docs: the page that renders the API's description.
+  std::string not_found_docs_url() const;
+  // developers_url, or {public_url}/docs#section/Conventions: where that description starts on
+  // what every call shares (envelope, errors, keys), which a developer who missed a path wants.
+  std::string not_found_developers_url() const;
 };
 
 Endpoint parse_endpoint(const std::string& text);  // "host:port"; throws std::invalid_argument

@@ -155,6 +155,10 @@ class WorkQueue {
   // completed goes back to pending. Handles at most `batch` chunks per call.
   SweepReport release_expired_leases(int batch = 100);
 
+  // Chunks waiting for a worker, on every instance sharing the database (the queue depth the
+  // metrics show). One probe of the queue's partial index.
+  std::int64_t pending_chunks();
+
   // Graceful drain: the chunks of these lease tokens go back to pending at once (the drain does
   // not count as a claim). Returns how many were released.
   int release_own(std::span<const std::string> lease_tokens, std::vector<OrderChange>* changes = nullptr);

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,15 @@ struct WorkerPoolOptions {
   std::vector<std::function<bool(db::Db&)>> side_jobs;
 };
 
+// What the metrics show of the pool (App::add_gauges).
+struct WorkerStats {
+  int threads = 0;          // generation threads started
+  std::size_t busy = 0;     // chunks being made now
+  std::optional<std::int64_t> pending;  // chunks waiting, all instances, at the last sweep
+  std::uint64_t completed = 0;          // chunks this pool completed since start
+  std::map<std::string, std::uint64_t, std::less<>> failed;  // chunks it failed, by reason
+};
+
 class WorkerPool {
  public:
   WorkerPool(WorkerPoolOptions options, SpeechSource& speech, storage::ObjectStore& store, std::string database_url,
@@ -96,6 +106,7 @@ class WorkerPool {
 
   // Chunks settled by this pool since start (completed + failed); for tests and metrics.
   std::uint64_t settled_chunks() const;
+  WorkerStats stats() const;
 
  private:
   std::unique_ptr<detail::PoolState> state_;

@@ -30,6 +30,23 @@ std::string refusal(const std::map<std::string, std::string>& vars) {
   return "";
 }
 
+TEST(Config, NotFoundLinksPointAtThisServersDocumentation) {
+  const Config defaults = from({});
+  EXPECT_EQ(defaults.not_found_docs_url(), "http://127.0.0.1:8080/docs");
+  EXPECT_EQ(defaults.not_found_developers_url(), "http://127.0.0.1:8080/docs#section/Conventions");
+  const Config behind_proxy = from({{"MEDIAGEN_PUBLIC_URL", "https://media.example/"}});
+  EXPECT_EQ(behind_proxy.not_found_docs_url(), "https://media.example/docs");
+  EXPECT_EQ(behind_proxy.not_found_developers_url(), "https://media.example/docs#section/Conventions");
+}
+
+TEST(Config, ExplicitDocumentationLinksWin) {
+  const Config c = from({{"MEDIAGEN_PUBLIC_URL", "https://media.example"},
+                         {"MEDIAGEN_DOCS_URL", "https://docs.example/api"},
+                         {"MEDIAGEN_DEVELOPERS_URL", "https://developers.example"}});
+  EXPECT_EQ(c.not_found_docs_url(), "https://docs.example/api");
+  EXPECT_EQ(c.not_found_developers_url(), "https://developers.example");
+}
+
 TEST(Config, UsesTheDocumentedDefaults) {
   const Config c = from({});
   EXPECT_EQ(c.listen.host, "127.0.0.1");
