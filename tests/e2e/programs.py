@@ -20,6 +20,12 @@ PROGRAMS = {
     "espeak-ng": "speaks the voice search samples and the stand-in upstream provider's answers",
     "lame": "encodes the stand-in upstream provider's MP3",
     "pg_dump": "dumps a test database to search it for secrets",
+    "curl": "the README quick start's requests",
+    "jq": "the README quick start's JSON",
+    "tar": "unpacks the runtime image's tarball",
+    "unshare": "boots the runtime image in a mount namespace of its own",
+    "mount": "gives the booted image /dev and /proc",
+    "chroot": "runs the image's programs inside it as its user",
     "ffmpeg": "converts speech into the audio formats uploads are tested with (WAV, MP3, Ogg Opus, FLAC, M4A)",
 }
 
