@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lints the container files with real tools, since no Docker engine runs here to build them:
 #   - docker/Dockerfile with dockerfile-utils (the Docker language server's linter: instructions,
-#     arguments, flags, ports, JSON forms). hadolint is neither a Debian 12 package nor on npm.
+#     arguments, flags, ports, JSON forms). hadolint is not a Debian 12 package, and npm's
+#     `hadolint` downloads its binary from GitHub when run, which these machines cannot reach.
 #   - docker/compose.yaml with dclint (the Compose specification's schema and its rules), and
 #     with Debian's docker-compose (`config -q`: the file as Compose itself reads it, with the
 #     secrets of docker/env.example).
