@@ -24,14 +24,29 @@ _programs_build=(cmake:cmake ninja:ninja-build ccache:ccache python3:python3 cur
 # intake unit tests encode their sample files with ffmpeg; the voice search e2e tests speak theirs
 # with espeak-ng; the stand-in upstream provider makes its MP3 with espeak-ng and lame; the S3
 # tests run a one-node OpenStack Swift cluster, scripts/lib/swift.sh, whose tempauth wants memcached;
-# the documentation test renders /docs in headless Chromium; the metrics test runs promtool).
+# the documentation test renders /docs in headless Chromium; the metrics test runs promtool; the
+# README's quick start runs curl and jq; docker/build-rootfs runs mmdebstrap and strip, the image
+# test boots its tarball with unshare, mount and chroot; tests/docker/lint.sh checks the compose
+# file with docker-compose).
 _programs_test=(mpg123:mpg123 node:nodejs npm:npm npx:npm bash:bash clang++:clang llvm-symbolizer:llvm
   ffmpeg:ffmpeg espeak-ng:espeak-ng lame:lame pg_dump:postgresql-client
   swift-proxy-server:swift-proxy swift-account-server:swift-account
   swift-container-server:swift-container swift-object-server:swift-object memcached:memcached
-  chromium:chromium promtool:prometheus)
+  chromium:chromium promtool:prometheus jq:jq
+  mmdebstrap:mmdebstrap strip:binutils unshare:util-linux mount:mount chroot:coreutils tar:tar
+  docker-compose:docker-compose)
 # The programs the benchmarks run.
 _programs_bench=(nginx:nginx wrk:wrk espeak-ng:espeak-ng lame:lame fluidsynth:fluidsynth)
+
+# package_list build|test|bench: the library packages of that use, one a line (docker/Dockerfile's
+# build stage installs the build list from here).
+package_list() {
+  case "${1:-build}" in
+    build) printf '%s\n' "${_packages_build[@]}" ;;
+    test) printf '%s\n' "${_packages_test[@]}" ;;
+    bench) printf '%s\n' "${_packages_bench[@]}" ;;
+  esac
+}
 
 # install_programs build|run|test|bench: the program:package pairs of that use, one a line.
 install_programs() {

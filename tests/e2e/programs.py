@@ -23,6 +23,12 @@ PROGRAMS = {
     "swift-proxy-server": "a Swift proxy of an S3 fault test's own, to stop and restart",
     "chromium": "renders GET /docs headless, driven through playwright-core (test_docs.py)",
     "promtool": "checks a live /metrics with `promtool check metrics` (test_metrics_promtool.py)",
+    "curl": "the README quick start's requests",
+    "jq": "the README quick start's JSON",
+    "tar": "unpacks the runtime image's tarball",
+    "unshare": "boots the runtime image in a mount namespace of its own",
+    "mount": "gives the booted image /dev and /proc",
+    "chroot": "runs the image's programs inside it as its user",
     "ffmpeg": "converts speech into the audio formats uploads are tested with (WAV, MP3, Ogg Opus, FLAC, M4A)",
 }
 
