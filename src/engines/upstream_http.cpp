@@ -1,9 +1,8 @@
 #include "upstream_http.hpp"
 
-#include <curl/curl.h>
+#include "mediagen/core/curl_easy.hpp"
 
 #include <memory>
-#include <mutex>
 
 namespace mediagen::engines::upstream_detail {
 namespace {
@@ -46,33 +45,9 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return static_cast<const std::atomic<bool>*>(user)->load() ? 1 : 0;
 }
 
-struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct ListDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-
-TransportKind kind_of(CURLcode code, const Received& r) {
-  if (r.too_large) return TransportKind::too_large;
-  switch (code) {
-    case CURLE_OPERATION_TIMEDOUT: return TransportKind::timeout;
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_COULDNT_RESOLVE_HOST: return TransportKind::connect;
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE: return TransportKind::reset;
-    default: return TransportKind::other;
-  }
-}
-
 }  // namespace
 
-void ensure_curl() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+void ensure_curl() { libcurl::ensure_initialised(); }
 
 std::optional<long> parse_retry_after(std::string_view value) {
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
@@ -88,9 +63,9 @@ std::optional<long> parse_retry_after(std::string_view value) {
 
 boost::system::result<HttpAnswer, TransportError> http_exchange(const HttpCall& call, const HttpLimits& limits) {
   ensure_curl();
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  libcurl::Easy curl(curl_easy_init());
   if (!curl) return TransportError{TransportKind::other, "curl_easy_init failed"};
-  std::unique_ptr<curl_slist, ListDeleter> headers;
+  libcurl::List headers;
   for (const auto& h : call.headers) {
     curl_slist* grown = curl_slist_append(headers.get(), h.c_str());
     if (!grown) return TransportError{TransportKind::other, "out of memory for headers"};
@@ -124,7 +99,7 @@ boost::system::result<HttpAnswer, TransportError> http_exchange(const HttpCall& 
     curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
   }
   const CURLcode rc = curl_easy_perform(c);
-  if (rc != CURLE_OK) return TransportError{kind_of(rc, received), curl_easy_strerror(rc)};
+  if (rc != CURLE_OK) return TransportError{libcurl::transport_kind(rc, received.too_large), curl_easy_strerror(rc)};
   HttpAnswer answer;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &answer.status);
   char* type = nullptr;

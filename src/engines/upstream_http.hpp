@@ -10,6 +10,8 @@
 
 #include <boost/system/result.hpp>
 
+#include "mediagen/core/curl_easy.hpp"
+
 namespace mediagen::engines::upstream_detail {
 
 struct HttpCall {
@@ -26,7 +28,7 @@ struct HttpAnswer {
   std::optional<long> retry_after_seconds;  // a Retry-After of delta-seconds form
 };
 
-enum class TransportKind { timeout, connect, reset, too_large, other };
+using TransportKind = libcurl::TransportKind;
 
 struct TransportError {
   TransportKind kind = TransportKind::other;

@@ -1,12 +1,9 @@
 #include "s3_http.hpp"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <memory>
-#include <mutex>
 
 namespace mediagen::storage::s3 {
 namespace {
@@ -68,31 +65,6 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   return n;
 }
 
-struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct ListDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-
-TransportKind kind_of(CURLcode code, const Transfer& t) {
-  if (t.too_large) return TransportKind::too_large;
-  switch (code) {
-    case CURLE_OPERATION_TIMEDOUT: return TransportKind::timeout;
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_COULDNT_RESOLVE_HOST: return TransportKind::connect;
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE: return TransportKind::reset;
-    default: return TransportKind::other;
-  }
-}
-
-void ensure_curl() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 void set_method(CURL* c, const HttpRequest& request, Transfer& t) {
   if (request.method == "HEAD") {
@@ -116,10 +88,10 @@ void set_method(CURL* c, const HttpRequest& request, Transfer& t) {
 }  // namespace
 
 boost::system::result<HttpResponse, TransportError> exchange(const HttpRequest& request, const HttpLimits& limits) {
-  ensure_curl();
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  libcurl::ensure_initialised();
+  libcurl::Easy curl(curl_easy_init());
   if (!curl) return TransportError{TransportKind::other, "curl_easy_init failed"};
-  std::unique_ptr<curl_slist, ListDeleter> headers;
+  libcurl::List headers;
   // No "Expect: 100-continue" round trip: the part is already in memory.
   std::vector<std::string> lines = request.headers;
   lines.emplace_back("Expect:");
@@ -147,7 +119,7 @@ boost::system::result<HttpResponse, TransportError> exchange(const HttpRequest& 
   set_method(c, request, t);
   const CURLcode rc = curl_easy_perform(c);
   if (rc != CURLE_OK) {
-    const TransportKind kind = kind_of(rc, t);
+    const TransportKind kind = libcurl::transport_kind(rc, t.too_large);
     return TransportError{kind, kind == TransportKind::too_large ? "the answer is larger than asked for"
                                                                  : std::string(curl_easy_strerror(rc))};
   }

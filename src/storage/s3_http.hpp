@@ -13,6 +13,8 @@
 
 #include <boost/system/result.hpp>
 
+#include "mediagen/core/curl_easy.hpp"
+
 namespace mediagen::storage::s3 {
 
 struct HttpRequest {
@@ -30,7 +32,7 @@ struct HttpResponse {
   std::optional<std::uint64_t> content_length;
 };
 
-enum class TransportKind { timeout, connect, reset, too_large, other };
+using TransportKind = libcurl::TransportKind;
 
 struct TransportError {
   TransportKind kind = TransportKind::other;
