@@ -86,7 +86,9 @@ class PolicyCooldownTest : public TemplateOrdersTest {
       if (name == "retry_at") retry_at = std::get<TimePoint>(v);
     }
     EXPECT_TRUE(retry_at);
-    if (retry_at && until) EXPECT_EQ(*retry_at, *until);
+    if (until) {
+      EXPECT_EQ(retry_at, until);
+    }
     EXPECT_EQ(e.headers, (std::vector<std::pair<std::string, std::string>>{{"Retry-After", std::to_string(retry_after)}}));
     return retry_after;
   }

@@ -100,7 +100,7 @@ TEST_F(ResellerTest, RefusalsWriteNothing) {
 TEST_F(ResellerTest, AnotherResellersOrAMissingCodeIsNotFound) {
   const auto code = issue();
   ASSERT_TRUE(reseller::enable_reseller(*db, {.user = other}));
-  for (const std::string id : {code.uuid, std::string("00000000-0000-4000-8000-000000000000"), std::string("nope")}) {
+  for (const std::string& id : {code.uuid, std::string("00000000-0000-4000-8000-000000000000"), std::string("nope")}) {
     auto shown = reseller::find_code(*db, cipher, other, id);
     ASSERT_FALSE(shown);
     EXPECT_EQ(shown.error().reason, Reason::gift_code_not_found);
