@@ -68,7 +68,7 @@ TEST(TopupQuote, AnyChangedCharacterDoesNotVerify) {
 TEST(TopupQuote, ParserRefusesEverythingButTheExactShape) {
   const std::string nonce(32, 'f'), mac(64, '0');
   EXPECT_TRUE(parse_quote_token("q1.1764147900." + nonce + "." + mac));
-  for (const std::string bad : {std::string(), std::string("q1."), "q2.1764147900." + nonce + "." + mac,
+  for (const std::string& bad : {std::string(), std::string("q1."), "q2.1764147900." + nonce + "." + mac,
                                 "q1.01764147900." + nonce + "." + mac, "q1.-1." + nonce + "." + mac,
                                 "q1.1234567890123." + nonce + "." + mac, "q1.." + nonce + "." + mac,
                                 "q1.1764147900." + nonce + "." + mac + ".", "q1.1764147900." + nonce + mac,
