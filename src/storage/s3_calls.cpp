@@ -151,16 +151,14 @@ StoreResult<std::uint64_t> S3Store::remove_prefix(std::string_view prefix) {
 
 std::string S3Store::presign_get(std::string_view key, bool download, std::int64_t expires_seconds,
                                  std::int64_t now_unix) const {
-  const std::int64_t life = std::clamp<std::int64_t>(expires_seconds, 1, 7 * 86400);
+  const std::int64_t life = std::clamp<std::int64_t>(expires_seconds, 1, s3::kMaxPresignSeconds);
   const std::string disposition =
       std::string(download ? "attachment" : "inline") + "; filename=\"" + std::string(key_basename(key)) + "\"";
   const s3::Params extra = {{"response-content-disposition", disposition},
                             {"response-content-type", std::string(media_type_for(key))}};
   const std::string path = path_of(object_name(key));
-  const std::string base = options_.endpoint.empty() ? "https://" + host() : options_.endpoint;
-  const s3::Credentials creds{options_.access_key, options_.secret_key, options_.region};
-  return base + s3::uri_encode(path, true) + "?" +
-         s3::presign_query(creds, host(), path, extra, s3::amz_date(now_unix), life);
+  return base_url() + s3::uri_encode(path, true) + "?" +
+         s3::presign_query(credentials(), host(), path, extra, s3::amz_date(now_unix), life);
 }
 
 void S3Store::render_metrics(std::string& out) const {

@@ -11,6 +11,9 @@
 
 namespace mediagen::storage::s3 {
 
+// SigV4's longest presigned life.
+inline constexpr std::int64_t kMaxPresignSeconds = 7 * 86400;
+
 // What a ranged GET of `length` bytes may answer: the bytes, or an error's XML beside them
 // (callers check the length they got). Saturates rather than wraps.
 inline std::size_t answer_room(std::uint64_t length) {

@@ -17,7 +17,6 @@ namespace {
 
 using s3::HttpResponse;
 
-constexpr std::int64_t kMaxPresignSeconds = 7 * 86400;  // SigV4's longest presigned life
 constexpr std::uint64_t kMinPartBytes = 5 * 1024 * 1024;
 
 std::optional<std::string> check_options(const S3Options& o) {
@@ -112,6 +111,14 @@ std::string S3Store::host() const {
   return authority;
 }
 
+std::string S3Store::base_url() const {
+  return options_.endpoint.empty() ? "https://" + host() : options_.endpoint;
+}
+
+s3::Credentials S3Store::credentials() const {
+  return {options_.access_key, options_.secret_key, options_.region};
+}
+
 std::string S3Store::path_of(std::string_view object) const {
   if (options_.endpoint.empty()) return "/" + std::string(object);
   return "/" + options_.bucket + (object.empty() ? "" : "/" + std::string(object));
@@ -126,8 +133,8 @@ void S3Store::count(Op op, Outcome outcome) {
 }
 
 StoreResult<HttpResponse> S3Store::send(const Call& call, std::string_view key) {
-  const s3::Credentials creds{options_.access_key, options_.secret_key, options_.region};
-  const std::string base = options_.endpoint.empty() ? "https://" + host() : options_.endpoint;
+  const s3::Credentials creds = credentials();
+  const std::string base = base_url();
   const std::string path = path_of(call.object);
   const std::string payload_hash = s3::sha256_hex(call.body);
   const s3::HttpLimits limits{options_.connect_timeout, options_.request_timeout, options_.stall_timeout};

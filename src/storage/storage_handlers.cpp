@@ -140,12 +140,12 @@ asio::awaitable<Result<http::Reply>> get_download(Shared& s, http::RequestContex
   const std::int64_t now = unix_seconds(s.options.clock.now());
   if (now >= link->expires_at) co_return link_expired();
   if (!is_valid_key(link->key)) co_return ApiError::not_found();  // never signed; kept as a second wall
+  const std::int64_t max_age = link->expires_at - now;  // what the link has left
   if (s.options.redirect) {
     // The presigned URL lives as long as the link has left (S3 caps it at 7 days).
-    const std::int64_t left = link->expires_at - now;
     http::Reply moved{.status = 302, .data_json = "", .bare = true, .content_type = "text/plain; charset=utf-8"};
-    moved.headers = {{"Location", s.options.redirect(link->key, link->download, left, now)},
-                     {"Cache-Control", "private, max-age=" + std::to_string(left)}};
+    moved.headers = {{"Location", s.options.redirect(link->key, link->download, max_age, now)},
+                     {"Cache-Control", "private, max-age=" + std::to_string(max_age)}};
     co_return moved;
   }
 
@@ -155,7 +155,6 @@ asio::awaitable<Result<http::Reply>> get_download(Shared& s, http::RequestContex
   if (!ctx.request.header("If-Range")) {
     if (auto h = ctx.request.header("Range")) range = std::string(*h);
   }
-  const std::int64_t max_age = link->expires_at - now;
   const bool head = ctx.request.method() == http::Method::head;
   auto work = [&s, l = std::move(*link), range = std::move(range), max_age, head]() -> Result<http::Reply> {
     return open_file(s.reads, s.options.store, l, range, max_age, head);

@@ -27,6 +27,7 @@ namespace mediagen::storage {
 
 namespace s3 {
 struct HttpResponse;
+struct Credentials;
 }
 
 struct S3Options {
@@ -92,6 +93,9 @@ class S3Store final : public ObjectStore {
  private:
   explicit S3Store(S3Options options);
   std::string host() const;
+  // Where requests go: AWS_ENDPOINT_URL, or the bucket's virtual host on AWS.
+  std::string base_url() const;
+  s3::Credentials credentials() const;
   std::string path_of(std::string_view object) const;
 
   S3Options options_;
