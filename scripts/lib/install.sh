@@ -10,8 +10,9 @@ _packages_build=(g++ pkg-config libboost1.81-all-dev nlohmann-json3-dev
   libespeak-ng-dev espeak-ng-data libmp3lame-dev zlib1g-dev ca-certificates
   libfluidsynth-dev fluid-soundfont-gm libfftw3-dev
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libmagic-dev libcurl4-openssl-dev libexpat1-dev)
-# libclang-rt-14-dev is libFuzzer and the sanitizer runtimes (clang only recommends it).
-_packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev libclang-rt-14-dev)
+# libclang-rt-14-dev is libFuzzer and the sanitizer runtimes (clang only recommends it);
+# python3-yaml reads openapi/openapi.yaml for the route matrices (tests/e2e/route_matrix.py).
+_packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev libclang-rt-14-dev python3-yaml)
 _packages_bench=()
 
 # The programs the scripts run (build, services, seeding). npm bundles the documentation
