@@ -250,17 +250,21 @@ class RefusalMatrixTests(OrderFixtures, AccountFixtures, E2ETestCase):
 
     def case_order_retry_config_outdated(self, op, name):
         self.deactivate("service_models", "model_id", "b-standard")
-        return self.post(f"/orders/{self.rich['done']['id']}/retry", self.rich["key"])
+        return self.post(f"/orders/{self.rich['done']['id']}/retry", self.rich["key"], {})
 
     def case_order_retry_empty_balance(self, op, name):
-        return self.post(f"/orders/{self.poor['done']['id']}/retry", self.poor["key"])
+        return self.post(f"/orders/{self.poor['done']['id']}/retry", self.poor["key"], {})
 
     def case_order_retry_idempotency_reused(self, op, name):
         key = self.first_use_of_idempotency_key()
-        return self.post(f"/orders/{self.rich['done']['id']}/retry", self.rich["key"], headers={"Idempotency-Key": key})
+        return self.post(f"/orders/{self.rich['done']['id']}/retry", self.rich["key"], {}, {"Idempotency-Key": key})
 
     def case_retry_failed_nothing(self, op, name):
-        return self.post(f"/orders/{self.rich['done']['id']}/items/retry-failed", self.rich["key"])
+        # Only a policy-flagged chunk failed, and it needs a new text: nothing to retry as it was.
+        return self.post(f"/orders/{self.rich['partial']['id']}/items/retry-failed", self.rich["key"], {})
+
+    def case_retry_failed_completed(self, op, name):
+        return self.post(f"/orders/{self.rich['done']['id']}/items/retry-failed", self.rich["key"], {})
 
     def case_item_retry_surcharge_unpaid(self, op, name):
         path = self.item_path(self.poor, "partial", 1, "retry")
