@@ -80,11 +80,12 @@ def db_fingerprint(h, skip=()):
 
 
 def redis_state(h, rate=True):
-    """{key: DUMP} of every Redis key of the suite; with `rate` False, without the request-rate
-    windows (`rl:`), which count every request that passed the permission check."""
+    """{key: DUMP} of every Redis key of the suite; with `rate` False, without the request windows
+    (`rl:`, and the preview throttles' `throttle:*:rl:`), which count every request that passed
+    the permission check, refused later or not."""
     keys = sorted(redis_command(h.redis_url, "KEYS", h.redis_prefix + "*"))
     if not rate:
-        keys = [k for k in keys if not k.startswith((h.redis_prefix + "rl:").encode())]
+        keys = [k for k in keys if not (k.startswith((h.redis_prefix + "rl:").encode()) or b":rl:" in k)]
     return {k: redis_command(h.redis_url, "DUMP", k) for k in keys}
 
 
@@ -155,7 +156,8 @@ class AccountFixtures:
             active = int(self.h.psql_value(
                 f"SELECT (SELECT count(*) FROM orders WHERE status IN {ACTIVE_STATUSES})"
                 f" + (SELECT count(*) FROM order_items WHERE status IN {ACTIVE_STATUSES})"
-                f" + (SELECT count(*) FROM voice_clones WHERE status IN ('pending', 'processing'))"))
+                f" + (SELECT count(*) FROM voice_clones WHERE status IN ('pending', 'processing'))"
+                f" + (SELECT count(*) FROM orders WHERE stitch_until IS NOT NULL)"))
             if active == 0:
                 first = db_fingerprint(self.h)
                 time.sleep(0.3)
