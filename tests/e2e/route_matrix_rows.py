@@ -146,9 +146,10 @@ FOREIGN = {
     "POST /voices/{service}/clones/{clone}/retry": [Foreign(Req(CLONE + "/retry", body={}))],
     "POST /voices/{service}/clones/{clone}/archive": [Foreign(Req(CLONE + "/archive", body={}))],
     "GET /voices/clones/quota": OWN,
-    "POST /v1/audio/speech": [Foreign(Req("/v1/audio/speech", body={**SPEECH, "model": "{template}"}, root=True))],
+    # A template is the account's: another account's is 403 as on /templates (spec 7.1).
+    "POST /v1/audio/speech": [Foreign(Req("/v1/audio/speech", body={**SPEECH, "model": "{template}"}, root=True), 403)],
     "GET /v1/models": OWN,
-    "GET /v1/audio/voices": [Foreign(Req("/v1/audio/voices?model={template}", root=True))],
+    "GET /v1/audio/voices": [Foreign(Req("/v1/audio/voices?model={template}", root=True), 403)],
     "GET /healthz": NoForeignId("no account"),
     "GET /docs": NoForeignId("no account"),
     "GET /docs/ru": NoForeignId("no account"),
