@@ -60,7 +60,7 @@ def opens(permission: str | None, scopes: set[str]) -> bool:
 @dataclass(frozen=True)
 class Req:
     """One call: a path below the API prefix (or from the root with `root=True`), a JSON body or
-    form fields for multipart, and extra headers. Texts may name fixtures in braces."""
+    form fields for multipart. Texts may name fixtures in braces."""
     path: str
     body: object = None
     form: tuple = ()
@@ -87,7 +87,7 @@ class Keyed:
     """An X-API-KEY route whose permission is its `x-required-permission`. `channels` splits a
     route whose permission depends on the body (the realtime channels) into one call each."""
     req: Req | None = None
-    channels: dict = field(default_factory=dict)  # permission -> Req
+    channels: tuple = ()  # (permission, Req) pairs
 
 
 @dataclass(frozen=True)
@@ -239,7 +239,7 @@ def matrices():
 
 def _requests_of(row):
     if isinstance(row, Keyed):
-        return ([row.req] if row.req else []) + list(row.channels.values())
+        return ([row.req] if row.req else []) + [req for _, req in row.channels]
     if isinstance(row, (Bearer, Keyless, Foreign)):
         return [row.req]
     if isinstance(row, list):

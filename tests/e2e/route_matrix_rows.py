@@ -76,11 +76,12 @@ PERMISSIONS = {
     "GET /ledger-transactions": Keyed(Req("/ledger-transactions")),
     "GET /key": Keyed(Req("/key")),
     # Its own permission is null; each channel then needs the permission of its table.
-    "POST /broadcasting/auth": Keyed(channels={
-        "orders.read": channel("private-order.task.{order}"),
-        "voices.read": channel("private-voice-clones.{user_id}"),
-        "reseller.read": channel("private-reseller.codes.{user_id}"),
-    }),
+    "POST /broadcasting/auth": Keyed(channels=(
+        ("orders.read", channel("private-order.task.{order}")),
+        ("orders.read", channel("private-chunks.preview.{user_id}")),
+        ("voices.read", channel("private-voice-clones.{user_id}")),
+        ("reseller.read", channel("private-reseller.codes.{user_id}")),
+    )),
     "GET /reseller": Keyed(Req("/reseller")),
     "GET /reseller/settings": Keyed(Req("/reseller/settings")),
     "GET /reseller/stats": Keyed(Req("/reseller/stats")),

@@ -118,7 +118,7 @@ class PermissionMatrixTests(AccountFixtures, E2ETestCase):
             row = PERMISSIONS[name]
             with self.subTest(route=name):
                 if isinstance(row, Keyed):
-                    pairs = row.channels.items() if row.channels else [(op.permission, row.req)]
+                    pairs = row.channels or [(op.permission, row.req)]
                     for permission, req in pairs:
                         total += self.check_keyed(op.method, req, permission)
                 elif isinstance(row, Bearer):
