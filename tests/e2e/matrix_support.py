@@ -151,7 +151,7 @@ class AccountFixtures:
     def settled(self):
         """The database once no background work moves it (orders, chunks and clones made by the
         allowed calls of the previous route run on the workers)."""
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while True:
             active = int(self.h.psql_value(
                 f"SELECT (SELECT count(*) FROM orders WHERE status IN {ACTIVE_STATUSES})"
