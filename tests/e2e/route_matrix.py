@@ -157,6 +157,7 @@ class Operation:
     has_permission: bool
     permission: str | None
     reasons: dict  # status -> set of documented reasons
+    described: set  # reasons the operation's description names, at whatever status
 
 
 def _resolve(doc, node):
@@ -222,8 +223,9 @@ def operations(path: str = OPENAPI) -> dict[str, Operation]:
             for status, response in (op.get("responses") or {}).items():
                 if str(status).startswith("4"):
                     reasons[int(status)] = _documented_reasons(doc, response, vocabulary)
+            described = {w for w in re.findall(r"`([a-z_]+)`", str(op.get("description", ""))) if w in vocabulary}
             out[key] = Operation(key, method.upper(), route, "x-required-permission" in op,
-                                 op.get("x-required-permission"), reasons)
+                                 op.get("x-required-permission"), reasons, described)
     return out
 
 
@@ -292,6 +294,9 @@ def lint(path: str = OPENAPI, refusal_cases: set[str] | None = None) -> list[str
                 if (status, reason) not in covered and reason not in skipped:
                     problems.append(f"{key}: the documented refusal {status} {reason} is neither provoked "
                                     "nor skipped with a reason")
+            for reason in sorted(op.described - {r for _, r in covered} - skipped - {r for _, r in documented}):
+                problems.append(f"{key}: the refusal {reason} its description names is neither provoked "
+                                "nor skipped with a reason")
             for c in rr.cases:
                 if refusal_cases is not None and c.case not in refusal_cases:
                     problems.append(f"{key}: refusal case {c.case!r} has no case_{c.case} in the refusal module")

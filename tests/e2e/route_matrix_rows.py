@@ -204,6 +204,7 @@ REFUSALS = {
         Refusal(429, "concurrency_limit_exceeded", "order_concurrency"),
         Refusal(429, "limit_exceeded", "order_service_ceiling"),
         Refusal(429, "token_quota_exceeded", "order_token_window"),
+        Refusal(503, "service_maintenance", "order_maintenance"),
         BAN, RATE),
         skipped={"policy_cooldown_active": "needs five orders flagged by the content policy and a cooldown "
                                            "ladder of its own; test_policy_cooldown provokes it and checks that "
@@ -213,17 +214,20 @@ REFUSALS = {
         Refusal(400, "retry_config_outdated", "order_retry_config_outdated"),
         Refusal(402, "insufficient_balance", "order_retry_empty_balance"),
         Refusal(409, "idempotency_key_reused", "order_retry_idempotency_reused"),
+        Refusal(503, "service_maintenance", "order_retry_maintenance"),
         BAN, RATE),
         skipped={"input_expired": RETENTION, "payg_topup_required": CONFIRM, "quote_mismatch": CONFIRM,
                  "concurrency_limit_exceeded": LIMITS, "limit_exceeded": LIMITS,
                  "token_quota_exceeded": LIMITS, "policy_cooldown_active": LIMITS}),
     "POST /orders/{order}/items/retry-failed": Charging((
         Refusal(422, "nothing_to_retry", "retry_failed_nothing"),
-        Refusal(422, "invalid_order_status", "retry_failed_completed"), BAN, RATE),
+        Refusal(422, "invalid_order_status", "retry_failed_completed"),
+        Refusal(503, "service_maintenance", "retry_failed_maintenance"), BAN, RATE),
         skipped={"stitch_in_progress": STITCH}),
     "POST /orders/{order}/items/{item}/retry": Charging((
         Refusal(402, "insufficient_balance", "item_retry_surcharge_unpaid"),
         Refusal(409, "idempotency_key_reused", "item_retry_idempotency_reused"),
+        Refusal(503, "service_maintenance", "item_retry_maintenance"),
         Refusal(409, "active_retry_exists", "item_retry_active"),
         Refusal(422, "retry_config_outdated", "item_retry_config_outdated"),
         BAN, RATE),
@@ -235,6 +239,7 @@ REFUSALS = {
         Refusal(402, "insufficient_balance", "regenerate_empty_balance"),
         Refusal(409, "active_retry_exists", "regenerate_active"),
         Refusal(422, "retry_config_outdated", "regenerate_config_outdated"),
+        Refusal(503, "service_maintenance", "regenerate_maintenance"),
         BAN, RATE),
         skipped={"idempotency_key_reused": "regenerate takes no Idempotency-Key (its parameters); the reason is "
                                            "in the 409 text it shares with item retry",

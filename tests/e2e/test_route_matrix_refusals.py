@@ -152,6 +152,10 @@ class RefusalMatrixTests(OrderFixtures, AccountFixtures, E2ETestCase):
         self.h.cli("admin", "billing", "confirm-mode", "on")
         self.undo.append(lambda: self.h.cli("admin", "billing", "confirm-mode", "off"))
 
+    def maintenance(self):
+        self.h.cli("admin", "maintenance", "on")
+        self.undo.append(lambda: self.h.cli("admin", "maintenance", "off"))
+
     def deactivate(self, table, column, value):
         self.h.psql(f"UPDATE {table} SET is_active = false WHERE {column} = '{value}'")
         self.undo.append(lambda: self.h.psql(f"UPDATE {table} SET is_active = true WHERE {column} = '{value}'"))
@@ -247,7 +251,27 @@ class RefusalMatrixTests(OrderFixtures, AccountFixtures, E2ETestCase):
         key = self.h.create_key(self.rich["user_id"], preset="full", tokens_per_minute=5)["key"]
         return self.post("/orders", key, self.create_body(self.rich, "More than five tokens."))
 
+    def case_order_maintenance(self, op, name):
+        self.maintenance()
+        return self.post("/orders", self.rich["key"], self.create_body(self.rich))
+
     # -- order retry, bulk retry, item retry, regenerate
+
+    def case_order_retry_maintenance(self, op, name):
+        self.maintenance()
+        return self.post(f"/orders/{self.rich['done']['id']}/retry", self.rich["key"], {})
+
+    def case_retry_failed_maintenance(self, op, name):
+        self.maintenance()
+        return self.post(f"/orders/{self.rich['partial']['id']}/items/retry-failed", self.rich["key"], {})
+
+    def case_item_retry_maintenance(self, op, name):
+        self.maintenance()
+        return self.post(self.item_path(self.rich, "partial", 1, "retry"), self.rich["key"], {"text": "Good."})
+
+    def case_regenerate_maintenance(self, op, name):
+        self.maintenance()
+        return self.post(self.item_path(self.rich, "done2", 0, "regenerate"), self.rich["key"], {})
 
     def case_order_retry_config_outdated(self, op, name):
         self.deactivate("service_models", "model_id", "b-standard")

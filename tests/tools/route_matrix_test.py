@@ -4,7 +4,7 @@ documented refusal of a charging route provoked or skipped with a reason.
 
 The self-test proves the lint catches what it is meant to, on scratch copies of openapi.yaml (the
 real file is never touched): a synthetic route, a route a row names that is gone, a refusal newly
-documented on a charging route, a 402 on a route the matrix calls non-charging, and a permission
+documented on a charging route (in a response or in the route's description), a 402 on a route the matrix calls non-charging, and a permission
 added to a route whose row says it reads none.
 """
 
@@ -108,6 +108,12 @@ class RouteMatrixLint(unittest.TestCase):
         problems = lint_of(doc)
         self.assertIn("POST /reseller/codes: the documented refusal 409 quote_mismatch is neither provoked nor "
                       "skipped with a reason", problems)
+
+    def test_a_refusal_named_in_a_charging_routes_description_fails(self):
+        doc = load()
+        doc["paths"]["/reseller/codes"]["post"]["description"] += "\nAlso 429 `policy_cooldown_active`.\n"
+        self.assertIn("POST /reseller/codes: the refusal policy_cooldown_active its description names is neither "
+                      "provoked nor skipped with a reason", lint_of(doc))
 
     def test_a_402_on_a_route_called_non_charging_fails(self):
         doc = load()
