@@ -299,7 +299,7 @@ def lint(path: str = OPENAPI, refusal_cases: set[str] | None = None) -> list[str
                                 "nor skipped with a reason")
             for c in rr.cases:
                 if refusal_cases is not None and c.case not in refusal_cases:
-                    problems.append(f"{key}: refusal case {c.case!r} has no case_{c.case} in the refusal module")
+                    problems.append(f"{key}: refusal case {c.case!r} has no case_{c.case} in a matrix module")
             for reason, why in rr.skipped.items():
                 if not why.strip():
                     problems.append(f"{key}: skipped refusal {reason} without a reason")

@@ -176,7 +176,8 @@ FOREIGN = {
     "GET /reseller/codes": OWN,
     "POST /reseller/codes": OWN,
     "GET /reseller/codes/{uuid}": [Foreign(Req("/reseller/codes/{gift}"), reason="gift_code_not_found")],
-    "POST /reseller/codes/{uuid}/cancel": [Foreign(Req("/reseller/codes/{gift}/cancel", body={}), reason="gift_code_not_found")],
+    "POST /reseller/codes/{uuid}/cancel": [Foreign(Req("/reseller/codes/{gift}/cancel", body={}),
+                                                   reason="gift_code_not_found")],
     "GET /ai/models": CATALOGUE,
     "GET /ai/models/{key}": NoForeignId("{key} names a catalogue model"),
 }

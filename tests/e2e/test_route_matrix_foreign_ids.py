@@ -82,7 +82,8 @@ class ForeignIdMatrixTests(AccountFixtures, E2ETestCase):
         """The same calls with B's own objects are not refused as foreign: the 404s above are the
         ownership's, not a broken fixture's."""
         for name in ("GET /orders/{order}", "GET /orders/{order}/items/{item}", "GET /voices/{service}/clones/{clone}",
-                     "GET /reseller/codes/{uuid}", "GET /templates/{template}", "GET /orders/chunks/preview/{previewId}"):
+                     "GET /reseller/codes/{uuid}", "GET /templates/{template}",
+                     "GET /orders/chunks/preview/{previewId}"):
             with self.subTest(route=name):
                 r = call(self.server, FOREIGN[name][0].req, self.b, self.b["key"])
                 self.assertEqual(r.status, 200, r)

@@ -9,8 +9,8 @@ pools), no Redis key but the request-rate windows (quota and token counters, ban
 Orders are made for real first, on a server with workers and a content policy (a completed order,
 and a partially completed one with a policy-flagged chunk); the cases then run on a server of the
 same database without workers, so what a scene creates stays active (a taken concurrency slot, a
-pending retry) and nothing moves under the snapshots. `SpeechBlockedTests` runs with workers: a
-refused speech call must leave the money where it was once the work has settled.
+pending retry) and nothing moves under the snapshots. The one case that needs workers to show
+(a speech call refused after its first chunk) is test_route_matrix_speech.py's.
 """
 
 import secrets
@@ -30,6 +30,7 @@ PARAGRAPH = {"generation_mode": "paragraph"}
 PARTIAL_TEXT = f"A fine first paragraph.\n\nThe second one says {POLICY_TERM} aloud."
 SPEECH = {"model": "provider_b/b-standard", "input": "Refused speech."}
 WORKERS = {"MEDIAGEN_WORKERS": "2", "MEDIAGEN_SWEEP_INTERVAL_MS": "200", "MEDIAGEN_CONTENT_POLICY": POLICY_TERM}
+WITH_WORKERS = {"speech_first_chunk_blocked"}
 NO_WORKERS = {"MEDIAGEN_WORKERS": "0", "MEDIAGEN_CONTENT_POLICY": POLICY_TERM, "MEDIAGEN_TRUSTED_PROXIES": "127.0.0.1",
               "MEDIAGEN_BAN_THRESHOLD": "3"}
 
@@ -82,7 +83,8 @@ class RefusalMatrixTests(OrderFixtures, AccountFixtures, E2ETestCase):
 
     @classmethod
     def finished(cls, who, text, statuses=("completed",), **extra):
-        created = cls.api_ok("POST", "/orders", who["key"], {"template_id": who["template"], "input_text": text, **extra})
+        body = {"template_id": who["template"], "input_text": text, **extra}
+        created = cls.api_ok("POST", "/orders", who["key"], body)
         deadline = time.monotonic() + 120
         while True:
             order = cls.api_ok("GET", f"/orders/{created['id']}", who["key"])
@@ -117,8 +119,8 @@ class RefusalMatrixTests(OrderFixtures, AccountFixtures, E2ETestCase):
             if not isinstance(row, Charging):
                 continue
             for refusal in row.cases:
-                if refusal.case == "speech_first_chunk_blocked":
-                    continue  # SpeechBlockedTests, with workers
+                if refusal.case in WITH_WORKERS:
+                    continue  # test_route_matrix_speech.py, on a server with workers
                 with self.subTest(route=name, refusal=refusal.reason):
                     try:
                         send = getattr(self, "case_" + refusal.case)(ops[name], name)
@@ -361,9 +363,6 @@ class RefusalMatrixTests(OrderFixtures, AccountFixtures, E2ETestCase):
     def case_speech_token_window(self, op, name):
         return self.speak(self.h.create_key(self.rich["user_id"], preset="full", tokens_per_minute=5)["key"])
 
-    def case_speech_first_chunk_blocked(self, op, name):
-        raise AssertionError("runs in SpeechBlockedTests, with workers")
-
     # -- gift codes
 
     def case_gift_empty_balance(self, op, name):
@@ -373,35 +372,6 @@ class RefusalMatrixTests(OrderFixtures, AccountFixtures, E2ETestCase):
 
     def case_gift_not_reseller(self, op, name):
         return self.post("/reseller/codes", self.rich["key"], {"nominal": 1000})
-
-
-class SpeechBlockedTests(OrderFixtures, AccountFixtures, E2ETestCase):
-    """A speech call whose first chunk the content policy blocks answers 400 content_blocked; it
-    is a refusal, so once every order has settled the account has paid nothing and holds nothing
-    locked, and the same call again gets the same answer."""
-    server_env = WORKERS
-
-    @classmethod
-    def prepare(cls):
-        cls.seed_catalogue()
-
-    def test_a_blocked_first_chunk_charges_nothing(self):
-        user, key = self.account(balance=1_000_000)
-        voices = self.api_ok("GET", "/voices/provider_b?per_page=100&language=en", key)
-        voice = (voices.get("voices") or voices.get("items"))[0]["voice_id"]
-        text = f"This first sentence says {POLICY_TERM}. " + "Then a long tail of ordinary words follows. " * 60
-        money = (self.balance(user["id"]), self.quota(user["id"]))
-        for attempt in ("first", "repeated"):
-            r = bearer(self.server, "POST", "/v1/audio/speech", key,
-                       body={"model": "provider_b/b-standard", "voice": voice, "input": text})
-            self.assertEqual((r.status, reason_of(r)), (400, "content_blocked"), f"{attempt}: {r!r}")
-            self.settled()
-            self.assertEqual((self.balance(user["id"]), self.quota(user["id"])), money,
-                             f"{attempt}: a refused speech call moved money")
-            self.assertEqual(self.h.psql_value(
-                "SELECT coalesce(sum(a.balance), 0) FROM ledger_accounts a JOIN orders o ON o.id = a.order_id"
-                f" WHERE o.user_id = {user['id']} AND a.kind IN ('escrow', 'quota_escrow')"), "0")
-        self.assertInvariants()
 
 
 if __name__ == "__main__":

@@ -3,9 +3,10 @@ permission (T12), foreign id (T11) and, for every route that is not a GET, refus
 documented refusal of a charging route provoked or skipped with a reason.
 
 The self-test proves the lint catches what it is meant to, on scratch copies of openapi.yaml (the
-real file is never touched): a synthetic route, a route a row names that is gone, a refusal newly
-documented on a charging route (in a response or in the route's description), a 402 on a route the matrix calls non-charging, and a permission
-added to a route whose row says it reads none.
+real file is never touched): a synthetic route, a new method on a known path, a route a row names
+that is gone, a refusal newly documented on a charging route (in a response or in the route's
+description), a 402 on a route the matrix calls non-charging, and a permission added to a route
+whose row says it reads none.
 """
 
 from __future__ import annotations
@@ -23,12 +24,17 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 import route_matrix  # noqa: E402
 
-REFUSAL_MODULE = os.path.join(ROOT, "tests", "e2e", "test_route_matrix_refusals.py")
+E2E = os.path.join(ROOT, "tests", "e2e")
 
 
 def refusal_cases() -> set[str]:
-    with open(REFUSAL_MODULE, encoding="utf-8") as f:
-        return set(re.findall(r"^    def case_(\w+)\(", f.read(), re.M))
+    """The refusal cases the matrix modules implement (`def case_<name>(` in test_route_matrix_*)."""
+    found = set()
+    for name in sorted(os.listdir(E2E)):
+        if name.startswith("test_route_matrix_") and name.endswith(".py"):
+            with open(os.path.join(E2E, name), encoding="utf-8") as f:
+                found |= set(re.findall(r"^    def case_(\w+)\(", f.read(), re.M))
+    return found
 
 
 def load() -> dict:
