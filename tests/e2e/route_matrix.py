@@ -281,6 +281,11 @@ def lint(path: str = OPENAPI, refusal_cases: set[str] | None = None) -> list[str
             names = set(re.findall(r"\{(\w+)\}", repr((r.path, r.body, r.form))))
             if names - FIXTURES:
                 problems.append(f"{key}: the request names unknown fixtures {sorted(names - FIXTURES)}")
+        for case in fr if isinstance(fr, list) else []:
+            if case.status >= 400 and case.status not in op.reasons:
+                problems.append(f"{key}: the foreign-id answer {case.status} is not a response openapi documents")
+            elif case.reason and case.reason not in op.reasons.get(case.status, ()):
+                problems.append(f"{key}: the foreign-id answer {case.status} {case.reason} is not documented")
         rr = refusals.get(key)
         if rr is None:
             continue

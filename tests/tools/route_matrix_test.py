@@ -5,8 +5,8 @@ documented refusal of a charging route provoked or skipped with a reason.
 The self-test proves the lint catches what it is meant to, on scratch copies of openapi.yaml (the
 real file is never touched): a synthetic route, a new method on a known path, a route a row names
 that is gone, a refusal newly documented on a charging route (in a response or in the route's
-description), a 402 on a route the matrix calls non-charging, and a permission added to a route
-whose row says it reads none.
+description), a 402 on a route the matrix calls non-charging, a permission added to a route
+whose row says it reads none, and a foreign-id answer the route no longer documents.
 """
 
 from __future__ import annotations
@@ -120,6 +120,12 @@ class RouteMatrixLint(unittest.TestCase):
         doc["paths"]["/reseller/codes"]["post"]["description"] += "\nAlso 429 `policy_cooldown_active`.\n"
         self.assertIn("POST /reseller/codes: the refusal policy_cooldown_active its description names is neither "
                       "provoked nor skipped with a reason", lint_of(doc))
+
+    def test_a_foreign_id_answer_openapi_does_not_document_fails(self):
+        doc = load()
+        del doc["paths"]["/orders/{order}"]["get"]["responses"]["404"]
+        self.assertIn("GET /orders/{order}: the foreign-id answer 404 is not a response openapi documents",
+                      lint_of(doc))
 
     def test_a_402_on_a_route_called_non_charging_fails(self):
         doc = load()
