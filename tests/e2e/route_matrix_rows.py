@@ -216,10 +216,10 @@ REFUSALS = {
         Refusal(402, "insufficient_balance", "order_retry_empty_balance"),
         Refusal(409, "idempotency_key_reused", "order_retry_idempotency_reused"),
         Refusal(503, "service_maintenance", "order_retry_maintenance"),
+        Refusal(429, "token_quota_exceeded", "order_retry_token_window"),
         BAN, RATE),
         skipped={"input_expired": RETENTION, "payg_topup_required": CONFIRM, "quote_mismatch": CONFIRM,
-                 "concurrency_limit_exceeded": LIMITS, "limit_exceeded": LIMITS,
-                 "token_quota_exceeded": LIMITS, "policy_cooldown_active": LIMITS}),
+                 "concurrency_limit_exceeded": LIMITS, "limit_exceeded": LIMITS, "policy_cooldown_active": LIMITS}),
     "POST /orders/{order}/items/retry-failed": Charging((
         Refusal(422, "nothing_to_retry", "retry_failed_nothing"),
         Refusal(422, "invalid_order_status", "retry_failed_completed"),

@@ -286,6 +286,10 @@ class RefusalMatrixTests(OrderFixtures, AccountFixtures, E2ETestCase):
         key = self.first_use_of_idempotency_key()
         return self.post(f"/orders/{self.rich['done']['id']}/retry", self.rich["key"], {}, {"Idempotency-Key": key})
 
+    def case_order_retry_token_window(self, op, name):
+        key = self.h.create_key(self.rich["user_id"], preset="full", tokens_per_minute=5)["key"]
+        return self.post(f"/orders/{self.rich['done']['id']}/retry", key, {})
+
     def case_retry_failed_nothing(self, op, name):
         # Only a policy-flagged chunk failed, and it needs a new text: nothing to retry as it was.
         return self.post(f"/orders/{self.rich['partial']['id']}/items/retry-failed", self.rich["key"], {})
