@@ -133,7 +133,7 @@ class RefusalMatrixTests(OrderFixtures, AccountFixtures, E2ETestCase):
               f"{sum(isinstance(r, Charging) for r in REFUSALS.values())} charging routes, "
               f"{sum(len(r.skipped) for r in REFUSALS.values() if isinstance(r, Charging))} skipped", flush=True)
 
-    # -- helpers of the scenes
+    # -- building the scenes
 
     def fx(self, who, order="done"):
         order = who[order] if isinstance(order, str) else order
