@@ -26,29 +26,13 @@
 #include "key_tokens.hpp"
 #include "order_action_store.hpp"
 #include "order_pricing.hpp"
+#include "order_request.hpp"
 #include "order_write_store.hpp"
 
 namespace mediagen::orders {
 namespace {
 
 using nlohmann::json;
-
-// The request's optional text: a string of at most `max` code points, with something to speak.
-Result<std::optional<std::string>> read_text(const json& body, std::size_t max) {
-  if (!body.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
-  auto it = body.find("text");
-  if (it == body.end() || it->is_null()) return std::optional<std::string>{};
-  if (!it->is_string()) return ApiError::validation("text", Message{"validation.string", {{"attribute", "text"}}});
-  const auto& text = it->get_ref<const std::string&>();
-  if (text.empty()) return ApiError::validation("text", Message{"validation.required", {{"attribute", "text"}}});
-  if (count_code_points(text) > max) {
-    return ApiError::validation("text", Message{"validation.max_string", {{"attribute", "text"}, {"max", std::to_string(max)}}});
-  }
-  if (trim_spaces(strip_brackets(text)).empty()) {
-    return ApiError::validation("text", Message{"validation.nothing_to_speak", {{"attribute", "text"}}});
-  }
-  return std::optional<std::string>{text};
-}
 
 struct Locked {
   Order order;
@@ -171,7 +155,7 @@ std::vector<OrderChange> queued(const std::vector<std::string>& item_ids, const 
 Result<OperationReply> retry_item(db::Db& db, const Caller& caller, std::string_view order_id,
                                   std::string_view item_id, const json& body,
                                   const std::optional<IdempotencyKey>& idempotency) {
-  auto text = read_text(body, kMaxItemTextChars);
+  auto text = read_item_text(body, kMaxItemTextChars);
   if (!text) return text.error();
   if (!is_uuid(order_id) || !is_uuid(item_id)) return ApiError::not_found();
   const std::string oid(order_id), iid(item_id);
@@ -264,7 +248,7 @@ Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std:
 
 Result<OperationReply> regenerate_item(db::Db& db, const Caller& caller, std::string_view order_id,
                                        std::string_view item_id, const json& body) {
-  auto text = read_text(body, kMaxItemTextChars);
+  auto text = read_item_text(body, kMaxItemTextChars);
   if (!text) return text.error();
   if (!is_uuid(order_id) || !is_uuid(item_id)) return ApiError::not_found();
   const std::string oid(order_id), iid(item_id);

@@ -282,12 +282,7 @@ Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nloh
     order.plan = plan_chunks(order.input_text, order.chunker);
   }
 
-  std::optional<ApiError> shape;
-  if (!req.acceptable() || outdated) {
-    if (req.refusal) shape = std::move(req.refusal);
-    else if (auto e = req.errors.take()) shape = std::move(*e);
-    else shape = std::move(outdated);
-  }
+  std::optional<ApiError> shape = shape_refusal(req, std::move(outdated));
   return insert_with_upload(db, caller, order, std::move(shape), idempotency, upload, uploads.store);
 }
 

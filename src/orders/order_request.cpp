@@ -123,6 +123,29 @@ Result<CreateRequest> read_create_request(const json& body) {
   return r;
 }
 
+std::optional<ApiError> shape_refusal(CreateRequest& request, std::optional<ApiError> outdated) {
+  if (request.acceptable() && !outdated) return std::nullopt;
+  if (request.refusal) return std::move(request.refusal);
+  if (auto e = request.errors.take()) return std::move(*e);
+  return outdated;
+}
+
+Result<std::optional<std::string>> read_item_text(const json& body, std::size_t max) {
+  if (!body.is_object()) return ApiError::validation("body", msg("validation.object", "body"));
+  auto it = body.find("text");
+  if (it == body.end() || it->is_null()) return std::optional<std::string>{};
+  if (!it->is_string()) return ApiError::validation("text", msg("validation.string", "text"));
+  const auto& text = it->get_ref<const std::string&>();
+  if (text.empty()) return ApiError::validation("text", msg("validation.required", "text"));
+  if (count_code_points(text) > max) {
+    return ApiError::validation("text", Message{"validation.max_string", {{"attribute", "text"}, {"max", std::to_string(max)}}});
+  }
+  if (trim_spaces(strip_brackets(text)).empty()) {
+    return ApiError::validation("text", msg("validation.nothing_to_speak", "text"));
+  }
+  return std::optional<std::string>{text};
+}
+
 }  // namespace mediagen::orders
 
 namespace mediagen::orders {

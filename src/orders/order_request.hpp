@@ -40,4 +40,13 @@ struct CreateRequest {
 // A body that is not a JSON object cannot be read at all: that is the one immediate 422.
 Result<CreateRequest> read_create_request(const nlohmann::json& body);
 
+// The 422 that ends a request once everything before it passed: its domain refusal, else every
+// field error, else `outdated` (a template that no longer passes the catalogue). Takes them out
+// of `request`.
+std::optional<ApiError> shape_refusal(CreateRequest& request, std::optional<ApiError> outdated);
+
+// The optional {"text"} of an item retry or regenerate: absent or null is nullopt; otherwise a
+// string of 1..`max` code points with something to speak.
+Result<std::optional<std::string>> read_item_text(const nlohmann::json& body, std::size_t max);
+
 }  // namespace mediagen::orders

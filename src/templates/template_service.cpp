@@ -33,16 +33,6 @@ Result<Template> owned(std::optional<store::Row> row, UserId user) {
   return std::move(row->tpl);
 }
 
-// The stored template as a document of the same shape as a create body.
-nlohmann::json document_of(const Template& t) {
-  nlohmann::json doc = nlohmann::json::object();
-  doc["service_key"] = t.service_key;
-  doc["name"] = t.name;
-  doc["config"] = nlohmann::json::parse(t.config_json, nullptr, false);
-  if (doc["config"].is_discarded()) doc["config"] = nlohmann::json::object();
-  return doc;
-}
-
 std::string describe(const ApiError& e) {
   std::string out;
   for (const auto& f : e.fields) {
@@ -102,8 +92,7 @@ Result<Template> update_template(db::Db& db, UserId user, std::string_view templ
     auto current = owned(store::find(db, tx, template_id, /*lock=*/true), user);
     if (!current) return current.error();
     if (!patch.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
-    nlohmann::json doc = document_of(*current);
-    doc.merge_patch(patch);
+    const nlohmann::json doc = patched_document(*current, patch);
     SqlCatalogue catalogue(db, tx, user);
     auto checked = validate_template(doc, catalogue, NameRule::required);
     if (!checked) return checked.error();

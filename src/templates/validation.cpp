@@ -294,4 +294,14 @@ Result<ValidatedTemplate> validate_template(const json& document, CatalogueView&
   return out;
 }
 
+nlohmann::json patched_document(const Template& current, const nlohmann::json& patch) {
+  json doc = json::object();
+  doc["service_key"] = current.service_key;
+  doc["name"] = current.name;
+  doc["config"] = json::parse(current.config_json, nullptr, false);
+  if (doc["config"].is_discarded()) doc["config"] = json::object();
+  doc.merge_patch(patch);
+  return doc;
+}
+
 }  // namespace mediagen::templates

@@ -42,4 +42,9 @@ enum class NameRule { required, ignored };
 Result<ValidatedTemplate> validate_template(const nlohmann::json& document, CatalogueView& catalogue,
                                             NameRule name_rule);
 
+// PUT and PATCH: the stored template as a document of the create body's shape ({service_key,
+// name, config}; a stored config that is not JSON reads as {}), with `patch` applied as a JSON
+// merge patch (RFC 7396). The result is then validated as a new template.
+nlohmann::json patched_document(const Template& current, const nlohmann::json& patch);
+
 }  // namespace mediagen::templates

@@ -17,6 +17,7 @@
 #include "mediagen/http/route.hpp"
 #include "mediagen/http/router.hpp"
 #include "mediagen/http/upload_budget.hpp"
+#include "json_body.hpp"
 
 namespace mediagen::http::stages {
 
@@ -80,9 +81,5 @@ awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, BodyT
 // query parameters refuse TAB, LF and CR too.
 std::optional<ApiError> check_path_text(const RequestContext& ctx);
 std::optional<ApiError> check_query_text(const RequestContext& ctx);
-std::optional<ApiError> check_json_text(const nlohmann::json& body);
-
-// Nesting depth of a JSON text, counted without parsing (the parser recurses).
-std::size_t json_depth(std::string_view text);
 
 }  // namespace mediagen::http::stages

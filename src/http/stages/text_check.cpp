@@ -34,9 +34,4 @@ std::optional<ApiError> check_query_text(const RequestContext& ctx) {
   return std::nullopt;
 }
 
-std::optional<ApiError> check_json_text(const nlohmann::json& body) {
-  if (auto field = unclean_json_field(body)) return not_text(std::move(*field));
-  return std::nullopt;
-}
-
 }  // namespace mediagen::http::stages
