@@ -74,7 +74,8 @@ asio::awaitable<ChunkState> SpeechStream::await_chunk() {
     if (state.kind != ChunkState::Kind::waiting) co_return state;
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline_) co_return ChunkState{.kind = ChunkState::Kind::ended};
-    if (setup_.draining && setup_.draining->load(std::memory_order_relaxed)) co_return ChunkState{.kind = ChunkState::Kind::ended};
+    const bool draining = setup_.draining && setup_.draining->load(std::memory_order_relaxed);
+    if (draining) co_return ChunkState{.kind = ChunkState::Kind::ended};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - now);
     const auto pause = std::min(setup_.poll_interval, left);
     if (setup_.waiters) {
