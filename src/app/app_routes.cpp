@@ -122,7 +122,11 @@ void App::register_routes(const AppOptions& options) {
                                [rules = content_rules(config_)](std::string_view text) {
                                  return workers::check_content(text, rules) == workers::ContentVerdict::policy_flagged;
                                },
-                           .clock = &clock_});
+                           .clock = &clock_,
+                           .on_changed = [this](std::vector<orders::OrderChange> changes) {
+                             order_events_.changed(std::move(changes));
+                           },
+                           .draining = &draining_});
   storage::register_routes(router_, blocking_,
                            {.store = *store_,
                             .signer = storage::LinkSigner(link_secret_),

@@ -1,5 +1,5 @@
-// HTTP of the OpenAI-compatible surface: read the request on the I/O thread, resolve and create
-// the order on the blocking pool, then answer with its audio as the chunks finish.
+// HTTP of the OpenAI-compatible surface: read the request on the I/O thread, then answer it the
+// way every compatible surface answers speech (speech_answer.hpp).
 #include <nlohmann/json.hpp>
 
 #include "compat_service.hpp"
@@ -10,7 +10,7 @@
 #include "mediagen/http/query.hpp"
 #include "mediagen/http/router.hpp"
 #include "openai_errors.hpp"
-#include "speech_stream.hpp"
+#include "speech_answer.hpp"
 
 namespace mediagen::compat {
 namespace {
@@ -34,6 +34,7 @@ http::Response openai_error_response(const ApiError& error, Locale locale) {
 struct Shared {
   db::BlockingPool& pool;
   CompatOptions options;
+  std::shared_ptr<OrderEnder> ender;
 };
 
 Result<std::optional<orders::IdempotencyKey>> idempotency_of(const http::RequestContext& ctx) {
@@ -44,11 +45,6 @@ Result<std::optional<orders::IdempotencyKey>> idempotency_of(const http::Request
   const std::string what = "POST " + ctx.path + "\n" + std::string(ctx.request.body());
   return std::optional<orders::IdempotencyKey>{orders::IdempotencyKey{*key, crypto::to_hex(crypto::sha256(what))}};
 }
-
-struct Created {
-  std::string order_id;
-  bool replayed = false;
-};
 
 asio::awaitable<Result<http::Reply>> speech_handler(Shared& s, http::RequestContext& ctx) {
   if (!ctx.json) co_return invalid_field("body", Message{"validation.invalid_json"});
@@ -62,35 +58,8 @@ asio::awaitable<Result<http::Reply>> speech_handler(Shared& s, http::RequestCont
     co_return invalid_field("response_format", Message{"validation.in", {{"attribute", "response_format"},
                                                                          {"values", "mp3, wav, pcm"}}});
   }
-  auto create = [&s, &ctx, req = *request, key = *key](db::Resources& r) -> Result<Created> {
-    const orders::Caller caller{*ctx.principal, ctx.tz, s.options.content_blocked, s.options.clock, nullptr};
-    auto order = speech_order(r.db, caller.principal.user_id, req);
-    if (!order) return order.error();
-    auto reply = orders::create_speech_order(r.db, caller, *order, key);
-    if (!reply) return reply.error();
-    if (!reply->replayed && s.options.on_queued) s.options.on_queued(r.redis);
-    return Created{order_id_of(*reply), reply->replayed};
-  };
-  Result<Created> created = co_await s.pool.run(std::move(create));
-  if (!created) co_return created.error();
-  if (created->order_id.empty()) co_return ApiError::internal_error("a speech order without an id");
-
-  auto stream = std::make_unique<SpeechStream>(
-      StreamSetup{.pool = s.pool,
-                  .store = *s.options.store,
-                  .waiters = s.options.waiters,
-                  .user = ctx.principal->user_id,
-                  .order_id = created->order_id,
-                  .poll_interval = s.options.poll_interval,
-                  .max_wait = s.options.max_wait},
-      std::move(out));
-  Result<void> first = co_await stream->start();
-  if (!first) co_return first.error();
-  http::Reply reply{.status = 200, .bare = true, .content_type = content_type_of(request->format)};
-  reply.headers.emplace_back("X-Order-Id", created->order_id);
-  if (created->replayed) reply.headers.emplace_back("Idempotent-Replayed", "true");
-  reply.body_source = std::move(stream);
-  co_return std::move(reply);
+  const SpeechAnswerDeps deps{s.pool, s.options, s.ender};
+  co_return co_await answer_speech(deps, ctx, std::move(*request), std::move(*key), std::move(out));
 }
 
 asio::awaitable<Result<http::Reply>> models_handler(Shared& s, http::RequestContext& ctx) {
@@ -115,7 +84,8 @@ asio::awaitable<Result<http::Reply>> voices_handler(Shared& s, http::RequestCont
 }  // namespace
 
 void register_routes(http::Router& router, db::BlockingPool& pool, CompatOptions options) {
-  auto shared = std::make_shared<Shared>(Shared{pool, std::move(options)});
+  auto ender = std::make_shared<OrderEnder>(pool, options.on_changed);
+  auto shared = std::make_shared<Shared>(Shared{pool, std::move(options), std::move(ender)});
   auto add = [&](http::Method method, std::string pattern, auth::Scope scope, std::size_t body_limit, auto handler) {
     router.add_root({
         .method = method,

@@ -1,6 +1,7 @@
 #include "speech_stream.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -22,6 +23,7 @@ constexpr std::chrono::milliseconds kPoolDeadline{10'000};
 }  // namespace
 
 ChunkState chunk_state(const orders::Order& order, int index) {
+  if (orders::is_closed(order.status)) return {.kind = ChunkState::Kind::ended};
   int positions = 0;
   const orders::Item* latest = nullptr;
   for (const auto& item : order.items) {
@@ -45,8 +47,22 @@ ChunkState chunk_state(const orders::Order& order, int index) {
 SpeechStream::SpeechStream(StreamSetup setup, std::unique_ptr<AudioOut> out)
     : setup_(std::move(setup)), out_(std::move(out)), deadline_(std::chrono::steady_clock::now() + setup_.max_wait) {}
 
+// Dropped unfinished by the server (the client went away, a write stalled): nothing more can be
+// sent, so the order ends now with what was written. Queued: a destructor cannot wait.
+SpeechStream::~SpeechStream() {
+  if (settled_) return;
+  if (auto ender = setup_.ender.lock()) ender->end_later(setup_.user, setup_.order_id, delivered_);
+}
+
+asio::awaitable<void> SpeechStream::end_order() {
+  if (settled_) co_return;
+  settled_ = true;
+  if (auto ender = setup_.ender.lock()) co_await ender->end(setup_.user, setup_.order_id, delivered_);
+}
+
 // Looks at the order until chunk index_ is ready or will never be; between looks it sleeps until
-// a wake-up or the poll interval.
+// a wake-up or the poll interval. A draining server stops waiting (its workers handed their
+// chunks back), but still sends what is ready.
 asio::awaitable<ChunkState> SpeechStream::await_chunk() {
   for (;;) {
     auto look = [user = setup_.user, id = setup_.order_id, index = index_](db::Resources& r) -> ChunkState {
@@ -58,6 +74,8 @@ asio::awaitable<ChunkState> SpeechStream::await_chunk() {
     if (state.kind != ChunkState::Kind::waiting) co_return state;
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline_) co_return ChunkState{.kind = ChunkState::Kind::ended};
+    const bool draining = setup_.draining && setup_.draining->load(std::memory_order_relaxed);
+    if (draining) co_return ChunkState{.kind = ChunkState::Kind::ended};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - now);
     const auto pause = std::min(setup_.poll_interval, left);
     if (setup_.waiters) {
@@ -69,10 +87,27 @@ asio::awaitable<ChunkState> SpeechStream::await_chunk() {
   }
 }
 
+// The database out of reach while waiting ends the answer like any other failure: its order must
+// still end (co_await is not allowed in a handler, hence the flag).
+asio::awaitable<ChunkState> SpeechStream::await_chunk_safely() {
+  ChunkState state{.kind = ChunkState::Kind::ended};
+  try {
+    state = co_await await_chunk();
+  } catch (const std::exception& e) {
+    log::warn("speech stream: the order could not be read", {{"order_id", setup_.order_id}, {"error", e.what()}});
+  }
+  co_return state;
+}
+
 asio::awaitable<Result<void>> SpeechStream::start() {
-  ChunkState first = co_await await_chunk();
+  ChunkState first = co_await await_chunk_safely();
+  if (first.kind == ChunkState::Kind::ready) {
+    key_ = first.key;
+    co_return Result<void>{};
+  }
+  // Nothing was received: the order ends with all of its money back before the error answer.
+  co_await end_order();
   switch (first.kind) {
-    case ChunkState::Kind::ready: key_ = first.key; co_return Result<void>{};
     case ChunkState::Kind::policy_flagged: co_return ApiError::refused(Reason::content_blocked);
     case ChunkState::Kind::done: co_return ApiError::internal_error("a speech order without chunks");
     default: co_return ApiError::unavailable("the first chunk of speech order " + setup_.order_id + " was not made");
@@ -96,7 +131,12 @@ asio::awaitable<std::optional<std::string>> SpeechStream::read_piece() {
     if (!bytes) return std::nullopt;
     return std::pair{size, std::move(*bytes)};
   };
-  auto got = co_await setup_.pool.run(std::move(read), kPoolDeadline);
+  std::optional<std::pair<std::uint64_t, std::string>> got;
+  try {
+    got = co_await setup_.pool.run(std::move(read), kPoolDeadline);
+  } catch (const std::exception& e) {
+    log::warn("speech stream: the pool did not answer", {{"order_id", setup_.order_id}, {"error", e.what()}});
+  }
   if (!got) {
     log::warn("speech stream: a chunk's audio could not be read", {{"order_id", setup_.order_id}, {"index", index_}});
     co_return std::nullopt;
@@ -107,8 +147,22 @@ asio::awaitable<std::optional<std::string>> SpeechStream::read_piece() {
   co_return out_->feed(got->second);
 }
 
+// Everything handed out before this call has been written (BodySource's contract).
 asio::awaitable<std::optional<std::string>> SpeechStream::next() {
-  if (finished_) co_return std::string();
+  if (finished_) {
+    delivered_ = index_;
+    settled_ = true;  // the whole answer went out
+    co_return std::string();
+  }
+  auto piece = co_await next_piece();
+  if (!piece) {
+    co_await end_order();
+    co_return std::nullopt;
+  }
+  co_return piece;
+}
+
+asio::awaitable<std::optional<std::string>> SpeechStream::next_piece() {
   for (;;) {
     if (!key_.empty()) {
       auto piece = co_await read_piece();
@@ -119,9 +173,10 @@ asio::awaitable<std::optional<std::string>> SpeechStream::next() {
       offset_ = 0;
       file_size_.reset();
       ++index_;
+      delivered_ = index_;  // its last piece was handed out in an earlier call
       continue;
     }
-    ChunkState state = co_await await_chunk();
+    ChunkState state = co_await await_chunk_safely();
     if (state.kind == ChunkState::Kind::ready) {
       key_ = state.key;
       continue;
@@ -130,11 +185,15 @@ asio::awaitable<std::optional<std::string>> SpeechStream::next() {
       log::info("speech stream ended early", {{"order_id", setup_.order_id}, {"index", index_}});
       co_return std::nullopt;
     }
+    // The converter's closing bytes belong to the last position: it is received once they are.
+    delivered_ = std::max(0, index_ - 1);
     auto tail = out_->finish();
-    finished_ = true;
     if (!tail) co_return std::nullopt;
-    if (tail->empty()) co_return std::string();
-    co_return tail;
+    finished_ = true;
+    if (!tail->empty()) co_return tail;
+    delivered_ = index_;
+    settled_ = true;  // nothing was left to send
+    co_return std::string();
   }
 }
 

@@ -8,19 +8,30 @@
 // the coroutine sleeps until this instance reports a change of the order (OrderWaiters) or the
 // poll interval passes (a chunk made by another instance). The whole answer has a ceiling.
 //
-// Outcomes:
-//   - start(): waits for the first chunk. A first chunk that fails is the caller's error answer
-//     (policy_flagged: 400 content_blocked; failed: 503), with nothing sent yet.
-//   - after bytes went out, a failed chunk, an order that ended without it (cancelled) or the
-//     ceiling ends the stream without its last chunk (next() gives nullopt): the client sees a
-//     broken transfer; the order's own rules refund what was not made.
-//   - a client that goes away stops only the sending; the order goes on.
+// The order exists for this answer only, so the answer's end is the order's end. A position is
+// received once every byte of its audio was written to the connection: the server asks for the
+// next piece only after the previous one was written, so when next() is called every piece
+// handed out before has gone out. The encoder's closing bytes (opus, flac, aac, the last
+// resampled samples) belong to the last position. Outcomes:
+//   - start(): waits for the first chunk. A first chunk that fails ends the order with nothing
+//     received (OrderEnder) and is then the caller's error answer (policy_flagged: 400
+//     content_blocked; failed: 503), with nothing sent yet.
+//   - after bytes went out, a failed chunk, an order that ended without it, a chunk's audio that
+//     cannot be read, the ceiling or the server draining end the order with the positions
+//     received so far, then end the stream without its last chunk (next() gives nullopt): the
+//     client sees a broken transfer and keeps paying only for what it received.
+//   - a client that goes away (the server drops the stream unfinished) ends the order the same
+//     way, queued on the blocking pool from the destructor.
+//   - an order that is already failed, cancelled or compensated is not sent from: its own rules
+//     settled its money.
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "audio_out.hpp"
+#include "order_ender.hpp"
 #include "mediagen/compat/order_waiters.hpp"
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/ids.hpp"
@@ -39,6 +50,8 @@ struct StreamSetup {
   std::string order_id;
   std::chrono::milliseconds poll_interval{250};
   std::chrono::seconds max_wait{1800};
+  std::weak_ptr<OrderEnder> ender;
+  const std::atomic<bool>* draining = nullptr;  // true once the server drains: stop waiting
 };
 
 // Where an order's audio stands for the stream: the next chunk's file, or why there is none yet.
@@ -47,12 +60,16 @@ struct ChunkState {
   Kind kind = Kind::waiting;
   std::string key;  // the file of a ready chunk
 };
-// Pure: the state of chunk `index` in the order's items (the latest attempt of each position).
+// Pure: the state of chunk `index` in the order's items (the latest attempt of each position);
+// `ended` for every chunk of a closed order.
 ChunkState chunk_state(const orders::Order& order, int index);
 
 class SpeechStream final : public http::BodySource {
  public:
   SpeechStream(StreamSetup setup, std::unique_ptr<AudioOut> out);
+  ~SpeechStream() override;
+  SpeechStream(const SpeechStream&) = delete;
+  SpeechStream& operator=(const SpeechStream&) = delete;
 
   // Waits for the first chunk (see above); call before handing the stream to the server.
   boost::asio::awaitable<Result<void>> start();
@@ -64,7 +81,11 @@ class SpeechStream final : public http::BodySource {
 
  private:
   boost::asio::awaitable<ChunkState> await_chunk();
+  boost::asio::awaitable<ChunkState> await_chunk_safely();  // a pool failure is `ended`
   boost::asio::awaitable<std::optional<std::string>> read_piece();
+  boost::asio::awaitable<std::optional<std::string>> next_piece();
+  // The order ends with the positions received so far (once; see above).
+  boost::asio::awaitable<void> end_order();
 
   StreamSetup setup_;
   std::unique_ptr<AudioOut> out_;
@@ -73,7 +94,9 @@ class SpeechStream final : public http::BodySource {
   std::string key_;             // the chunk being sent; empty between chunks
   std::uint64_t offset_ = 0;
   std::optional<std::uint64_t> file_size_;
-  bool finished_ = false;       // the last bytes went out; next() answers "" from now on
+  bool finished_ = false;       // the last bytes were handed out; next() answers "" from now on
+  int delivered_ = 0;           // positions whose every byte was written (see above)
+  bool settled_ = false;        // the order needs nothing more from this answer
 };
 
 }  // namespace mediagen::compat

@@ -1,4 +1,5 @@
-// Order cancel and order retry (spec 3.1, 4.1, 7.1).
+// Order cancel, order retry (spec 3.1, 4.1, 7.1) and the end of an order whose answer was not
+// delivered (the OpenAI-compatible surface).
 #include <nlohmann/json.hpp>
 
 #include "mediagen/core/uuid.hpp"
@@ -21,6 +22,18 @@ Result<OperationReply> render(db::Db& db, const Caller& caller, std::string_view
   return OperationReply{.outcome = Outcome::changed, .message = "orders.cancelled", .data_json = order_json(*order, caller.tz)};
 }
 
+// What cancel does with an order's work and money, in the caller's transaction: every live record
+// stopped (it loses its lease, so a completion arriving later writes and charges nothing) and
+// everything the order still holds returned through the ledger.
+void stop_and_release(db::Db& db, db::Tx& tx, const OrderAccounts& accounts, std::vector<OrderChange>& changes,
+                      std::string_view again_reference = {}) {
+  for (auto& item_id : stop_live_items(db, tx, accounts.order_id)) {
+    changes.push_back({.subject = OrderChange::Subject::item, .id = std::move(item_id), .order_id = accounts.order_id,
+                       .status = to_string(ItemStatus::failed)});
+  }
+  release_order(db, tx, accounts, again_reference);
+}
+
 }  // namespace
 
 Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::string_view order_id) {
@@ -34,11 +47,7 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::strin
     if (!lock || lock->owner != caller.principal.user_id) return ApiError::not_found();
     if (!can_move(lock->status, OrderStatus::cancelled, Trigger::cancel)) return ApiError::order_not_cancellable();
     if (lock->stitching) return ApiError::refused(Reason::stitch_in_progress);
-    for (auto& item_id : stop_live_items(db, tx, id)) {
-      changes.push_back({.subject = OrderChange::Subject::item, .id = std::move(item_id), .order_id = id,
-                         .status = to_string(ItemStatus::failed)});
-    }
-    release_order(db, tx, {caller.principal.user_id, id, lock->money, lock->tokens});
+    stop_and_release(db, tx, {caller.principal.user_id, id, lock->money, lock->tokens}, changes);
     mark_cancelled(db, tx, id);
     return {};
   });
@@ -49,6 +58,38 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::strin
   auto reply = render(db, caller, id);
   if (reply) reply->changes = std::move(changes);
   return reply;
+}
+
+Result<std::vector<OrderChange>> end_undelivered_order(db::Db& db, UserId user, std::string_view order_id,
+                                                       int delivered) {
+  if (!is_uuid(order_id)) return ApiError::not_found();
+  const std::string id(order_id);
+  std::vector<OrderChange> changes;
+  bool ended = false;
+  auto done = db::transact(db, [&](db::Tx& tx) -> Result<void> {
+    changes.clear();  // a transaction that is run again starts over
+    ended = false;
+    lock_live_items(db, tx, id);
+    const auto lock = lock_order_for_action(db, tx, id);
+    if (!lock || lock->owner != user) return ApiError::not_found();
+    // Failed, cancelled or compensated already: its own rules returned what it held.
+    if (!can_move(lock->status, OrderStatus::failed, Trigger::undelivered)) return {};
+    const OrderAccounts accounts{user, id, lock->money, lock->tokens};
+    // A finished order was released when its result was built: a later release has its own reference.
+    stop_and_release(db, tx, accounts, changes, id + ":" + std::string(to_string(OrderFailure::not_delivered)));
+    for (const auto& c : charges_from_position(db, tx, id, delivered)) {
+      refund_charge(db, tx, accounts, c.item_id, {.quota_tokens = c.quota_tokens, .minor = c.minor});
+    }
+    mark_not_delivered(db, tx, id);
+    ended = true;
+    return {};
+  });
+  if (!done) return done.error();
+  if (ended) {
+    changes.push_back({.subject = OrderChange::Subject::order, .id = id, .order_id = id,
+                       .status = to_string(OrderStatus::failed)});
+  }
+  return changes;
 }
 
 Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string_view order_id,

@@ -25,6 +25,17 @@ const db::Statement kCancel{
     "orders_cancel",
     "UPDATE orders SET status = 'cancelled', terminal_at = now(), updated_at = now() WHERE id = $1"};
 
+// The amounts are the ones a chunk_charge moves (charge_item) and the stitch's give-up returns.
+const db::Statement kChargesFrom{
+    "orders_charges_from_position",
+    "SELECT i.id::text, i.quota_tokens + i.surcharge_quota_tokens, i.payg_minor + i.surcharge_minor"
+    " FROM order_items i JOIN ledger_txns t ON t.kind = 'chunk_charge' AND t.reference = i.id::text"
+    " WHERE i.order_id = $1::uuid AND i.chunk_index >= $2 ORDER BY i.id"};
+const db::Statement kNotDelivered{
+    "orders_not_delivered",
+    "UPDATE orders SET status = 'failed', failure_reason = 'not_delivered', stitch_token = NULL, stitch_until = NULL,"
+    " terminal_at = COALESCE(terminal_at, now()), updated_at = now() WHERE id = $1::uuid"};
+
 const db::Statement kRetrySource{
     "orders_retry_source",
     "SELECT user_id, status, task_type, service_key, template_id, config_snapshot::text, config_override::text,"
@@ -56,6 +67,17 @@ std::vector<std::string> stop_live_items(db::Db& db, db::Tx& tx, const std::stri
 }
 
 void mark_cancelled(db::Db& db, db::Tx& tx, const std::string& order_id) { db.exec(tx, kCancel, order_id); }
+
+std::vector<RecordCharge> charges_from_position(db::Db& db, db::Tx& tx, const std::string& order_id,
+                                                int first_position) {
+  std::vector<RecordCharge> out;
+  for (const auto& row : db.exec(tx, kChargesFrom, order_id, first_position)) {
+    out.push_back({row[0].as<std::string>(), row[1].as<std::int64_t>(), row[2].as<std::int64_t>()});
+  }
+  return out;
+}
+
+void mark_not_delivered(db::Db& db, db::Tx& tx, const std::string& order_id) { db.exec(tx, kNotDelivered, order_id); }
 
 std::optional<RetrySource> read_retry_source(db::Db& db, const std::string& order_id) {
   const auto rows = db::read(db, [&](db::Tx& tx) { return db.exec(tx, kRetrySource, order_id); });

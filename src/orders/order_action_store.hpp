@@ -31,6 +31,19 @@ std::optional<ActionLock> lock_order_for_action(db::Db& db, db::Tx& tx, const st
 std::vector<std::string> stop_live_items(db::Db& db, db::Tx& tx, const std::string& order_id);
 void mark_cancelled(db::Db& db, db::Tx& tx, const std::string& order_id);
 
+// The charge of each record at position `first_position` or later that was charged (the
+// positions an answer did not deliver), with the amounts its chunk_charge moved.
+struct RecordCharge {
+  std::string item_id;
+  std::int64_t quota_tokens = 0;
+  std::int64_t minor = 0;
+};
+std::vector<RecordCharge> charges_from_position(db::Db& db, db::Tx& tx, const std::string& order_id,
+                                                int first_position);
+// failed with failure_reason not_delivered; a running stitch loses its token (its result is not
+// taken in).
+void mark_not_delivered(db::Db& db, db::Tx& tx, const std::string& order_id);
+
 // What order retry copies from the original.
 struct RetrySource {
   UserId owner;

@@ -10,7 +10,7 @@ namespace {
 constexpr std::array<std::string_view, 9> kOrderStatuses{
     "created", "pending",   "in_progress", "completed",          "result_delivered",
     "failed",  "compensated", "cancelled", "partially_completed"};
-constexpr std::array<std::string_view, 1> kOrderFailures{"stitch_failed"};
+constexpr std::array<std::string_view, 2> kOrderFailures{"stitch_failed", "not_delivered"};
 constexpr std::array<std::string_view, 5> kItemStatuses{"pending", "processing", "completed", "failed",
                                                         "policy_flagged"};
 

@@ -40,6 +40,18 @@ nlohmann::json speech_config(const SpeechOrder& request, std::optional<std::stri
   return config;
 }
 
+// The answer carries the order's audio, so a chunk the content policy would flag cannot be
+// left to the workers (POST /orders lets that chunk fail and costs nothing for it): every chunk
+// is judged here, exactly as the worker judges its text, and one flagged chunk refuses the whole
+// request inside the creating transaction, which then rolls back with nothing charged.
+std::optional<ApiError> policy_refusal(const Caller& caller, const ChunkPlan& plan) {
+  if (!caller.blocked) return std::nullopt;
+  for (const auto& chunk : plan.chunks) {
+    if (caller.blocked(chunk.text)) return ApiError::refused(Reason::content_blocked);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<OperationReply> create_speech_order(db::Db& db, const Caller& caller, const SpeechOrder& request,
@@ -74,6 +86,7 @@ Result<OperationReply> create_speech_order(db::Db& db, const Caller& caller, con
     shape = ApiError::validation("input", Message{"validation.nothing_to_speak", {{"attribute", "input"}}});
   } else {
     order.plan = plan_chunks(order.input_text, order.chunker);
+    shape = policy_refusal(caller, order.plan);
   }
   return insert_order(db, caller, order, std::move(shape), idempotency, kScope);
 }

@@ -138,13 +138,14 @@ WHERE o.status IN ('completed', 'result_delivered')
 SELECT id, locked_until FROM order_items
 WHERE status = 'processing' AND (locked_until IS NULL OR locked_until < now() - interval '30 seconds');
 
--- I18 a returned charge (charge_refund) returns exactly one record's charge, only when its order's stitch gave up, and an order failed that way keeps none of its charges
+-- I18 a returned charge (charge_refund) returns exactly one record's charge, only when its order's stitch gave up or its answer was not delivered (the OpenAI-compatible surface), and an order whose stitch gave up keeps none of its charges
 SELECT t.reference AS item, 'returned without a charge or a stitch that gave up' AS what
 FROM ledger_txns t
 LEFT JOIN ledger_txns c ON c.kind = 'chunk_charge' AND c.reference = t.reference
 LEFT JOIN order_items i ON i.id::text = t.reference
 LEFT JOIN orders o ON o.id = i.order_id
-WHERE t.kind = 'charge_refund' AND (c.id IS NULL OR o.failure_reason IS DISTINCT FROM 'stitch_failed')
+WHERE t.kind = 'charge_refund' AND (c.id IS NULL OR o.failure_reason IS NULL
+                                   OR o.failure_reason NOT IN ('stitch_failed', 'not_delivered'))
 UNION ALL
 SELECT t.reference, 'returned amounts differ from the charge'
 FROM ledger_txns t
@@ -180,3 +181,14 @@ GROUP BY g.id, g.status
 HAVING count(*) FILTER (WHERE t.kind = 'gift_code_issue') <> 1
     OR count(*) FILTER (WHERE t.kind = 'gift_code_cancel') <> (CASE WHEN g.status = 'cancelled' THEN 1 ELSE 0 END)
     OR count(*) FILTER (WHERE t.kind = 'gift_code_redeem') <> (CASE WHEN g.status = 'redeemed' THEN 1 ELSE 0 END);
+
+-- I21 an order whose answer was not delivered keeps charges only for a leading run of positions (the ones its client received)
+WITH kept AS (
+  SELECT DISTINCT i.order_id, i.chunk_index FROM order_items i
+  JOIN ledger_txns c ON c.kind = 'chunk_charge' AND c.reference = i.id::text
+  WHERE NOT EXISTS (SELECT 1 FROM ledger_txns r WHERE r.kind = 'charge_refund' AND r.reference = c.reference))
+SELECT o.id, k.chunk_index AS kept_position
+FROM orders o JOIN kept k ON k.order_id = o.id
+WHERE o.failure_reason = 'not_delivered'
+  AND EXISTS (SELECT 1 FROM order_items j WHERE j.order_id = o.id AND j.chunk_index < k.chunk_index
+              AND NOT EXISTS (SELECT 1 FROM kept k2 WHERE k2.order_id = o.id AND k2.chunk_index = j.chunk_index));

@@ -37,6 +37,7 @@ enum class Trigger {
   lease_expired,    // a claim's lease ran out
   drain,            // a server drained and gave its claims back
   engine_outcome,   // the engine produced audio, failed, or the content policy refused
+  undelivered,      // the answer that was to carry the order's audio ended without it (compat)
 };
 
 template <class Status>
@@ -48,7 +49,7 @@ struct Move {
 
 // Every move of an order between two statuses. Staying (partially_completed after another
 // retry settles, completed stitched again after a regeneration) is not a move.
-inline constexpr std::array<Move<OrderStatus>, 15> kOrderMoves{{
+inline constexpr std::array<Move<OrderStatus>, 21> kOrderMoves{{
     {OrderStatus::created, OrderStatus::in_progress, Trigger::claim},
     {OrderStatus::pending, OrderStatus::in_progress, Trigger::claim},
     {OrderStatus::in_progress, OrderStatus::pending, Trigger::requeue},
@@ -64,6 +65,13 @@ inline constexpr std::array<Move<OrderStatus>, 15> kOrderMoves{{
     {OrderStatus::partially_completed, OrderStatus::cancelled, Trigger::cancel},
     {OrderStatus::partially_completed, OrderStatus::compensated, Trigger::compensate},
     {OrderStatus::completed, OrderStatus::result_delivered, Trigger::delivered},
+    // An order made for one answer (the OpenAI-compatible surface) ends with it.
+    {OrderStatus::created, OrderStatus::failed, Trigger::undelivered},
+    {OrderStatus::pending, OrderStatus::failed, Trigger::undelivered},
+    {OrderStatus::in_progress, OrderStatus::failed, Trigger::undelivered},
+    {OrderStatus::partially_completed, OrderStatus::failed, Trigger::undelivered},
+    {OrderStatus::completed, OrderStatus::failed, Trigger::undelivered},
+    {OrderStatus::result_delivered, OrderStatus::failed, Trigger::undelivered},
 }};
 
 inline constexpr std::array<Move<ItemStatus>, 9> kItemMoves{{
@@ -79,7 +87,8 @@ inline constexpr std::array<Move<ItemStatus>, 9> kItemMoves{{
 }};
 
 // Why an order failed, when it is not the plain "no position completed" (failure_reason null).
-enum class OrderFailure { stitch_failed };
+// not_delivered: the answer that was to carry its audio ended before all of it was sent.
+enum class OrderFailure { stitch_failed, not_delivered };
 std::string_view to_string(OrderFailure reason) noexcept;
 std::optional<OrderFailure> order_failure_from_string(std::string_view name) noexcept;
 

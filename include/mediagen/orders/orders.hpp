@@ -110,6 +110,16 @@ Result<OperationReply> create_speech_order(db::Db& db, const Caller& caller, con
                                            const std::optional<IdempotencyKey>& idempotency);
 
 Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::string_view order_id);
+
+// The end of an order made for one answer (the OpenAI-compatible surface) when that answer ends
+// before all of its audio was sent: positions 0..delivered-1 reached the client and stay charged.
+// In one transaction, the way cancel does it: the live records are stopped and what the order
+// still holds is released; then every charge of a position at or after `delivered` is returned
+// (charge_refund), and the order becomes failed with failure_reason not_delivered. An order that
+// is already failed, cancelled or compensated is left as its own rules settled it (no changes).
+// Returns the status changes (the realtime events' source); 404 for another user's order.
+Result<std::vector<OrderChange>> end_undelivered_order(db::Db& db, UserId user, std::string_view order_id,
+                                                       int delivered);
 Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string_view order_id,
                                    const nlohmann::json& body, const std::optional<IdempotencyKey>& idempotency);
 

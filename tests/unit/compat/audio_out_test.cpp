@@ -109,5 +109,19 @@ TEST(ChunkState, FollowsTheLatestAttemptOfEachPosition) {
   EXPECT_EQ(chunk_state(order, 1).kind, ChunkState::Kind::ended);
 }
 
+// A closed order settled its money by its own rules: its audio is not sent on, not even a
+// completed chunk, so a replayed answer of an order that ended undelivered gets nothing for free.
+TEST(ChunkState, AClosedOrderSendsNothingMore) {
+  using orders::ItemStatus;
+  orders::Order order;
+  order.items = {item(0, 1, ItemStatus::completed, "a.mp3"), item(1, 1, ItemStatus::completed, "b.mp3")};
+  for (auto status : {orders::OrderStatus::failed, orders::OrderStatus::cancelled, orders::OrderStatus::compensated}) {
+    order.status = status;
+    EXPECT_EQ(chunk_state(order, 0).kind, ChunkState::Kind::ended) << orders::to_string(status);
+  }
+  order.status = orders::OrderStatus::completed;
+  EXPECT_EQ(chunk_state(order, 0).kind, ChunkState::Kind::ready);
+}
+
 }  // namespace
 }  // namespace mediagen::compat

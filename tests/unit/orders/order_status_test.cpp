@@ -30,6 +30,20 @@ TEST(OrderMoves, NothingLeavesAClosedStatus) {
   EXPECT_FALSE(can_move(OrderStatus::failed, OrderStatus::pending));
 }
 
+// An order made for one answer (POST /v1/audio/speech) ends with it, from any status but a
+// closed one, whose own rules already settled its money.
+TEST(OrderMoves, AnUndeliveredAnswerFailsEveryOrderNotYetClosed) {
+  for (auto from : {OrderStatus::created, OrderStatus::pending, OrderStatus::in_progress,
+                    OrderStatus::partially_completed, OrderStatus::completed, OrderStatus::result_delivered}) {
+    EXPECT_TRUE(can_move(from, OrderStatus::failed, Trigger::undelivered)) << to_string(from);
+  }
+  for (auto from : {OrderStatus::failed, OrderStatus::compensated, OrderStatus::cancelled}) {
+    EXPECT_FALSE(can_move(from, OrderStatus::failed, Trigger::undelivered)) << to_string(from);
+  }
+  EXPECT_EQ(to_string(OrderFailure::not_delivered), "not_delivered");
+  EXPECT_EQ(order_failure_from_string("not_delivered"), OrderFailure::not_delivered);
+}
+
 TEST(ItemMoves, OnlyAClaimedRecordFinishes) {
   for (auto to : {ItemStatus::completed, ItemStatus::policy_flagged}) {
     EXPECT_TRUE(can_move(ItemStatus::processing, to, Trigger::engine_outcome));
