@@ -37,15 +37,8 @@ def tone_wav(seconds=1.5, rate=16000):
     return out.getvalue()
 
 
-class LostCommitTests(OrderFixtures, E2ETestCase):
-    # The class's own server makes the orders' states for real (workers, a fault marker, a policy);
-    # the server behind the proxy has no workers, so only the request under test uses its pool.
-    server_env = {
-        "MEDIAGEN_WORKERS": "2",
-        "MEDIAGEN_SWEEP_INTERVAL_MS": "200",
-        "MEDIAGEN_ENGINE_FAIL_MARKER": FAIL,
-        "MEDIAGEN_CONTENT_POLICY": BANNED,
-    }
+class LostCommitCase(OrderFixtures, E2ETestCase):
+    """A second server, without workers, behind the proxy: only the request under test uses its pool."""
 
     @classmethod
     def prepare(cls):
@@ -65,8 +58,6 @@ class LostCommitTests(OrderFixtures, E2ETestCase):
     def tearDown(self):
         self.assertInvariants()
 
-    # -- helpers
-
     def lost(self, variant, marker, method, path, key, **request):
         """The request on the server behind the proxy, with the COMMIT of the transaction that ran
         `marker` losing its answer (`reply`) or never arriving (`commit`)."""
@@ -81,6 +72,16 @@ class LostCommitTests(OrderFixtures, E2ETestCase):
     def count(self, sql):
         return int(self.h.psql_value(sql))
 
+
+class OrderLostCommitTests(LostCommitCase):
+    # The class's own server makes the orders' states for real: workers, a fault marker, a policy.
+    server_env = {
+        "MEDIAGEN_WORKERS": "2",
+        "MEDIAGEN_SWEEP_INTERVAL_MS": "200",
+        "MEDIAGEN_ENGINE_FAIL_MARKER": FAIL,
+        "MEDIAGEN_CONTENT_POLICY": BANNED,
+    }
+
     def partial_order(self, key, template, paragraphs):
         created = self.assertSuccess(self.create(key, template, "\n\n".join(paragraphs), config_override=PARAGRAPH), 201)
         return self.wait_order(key, created["id"], {"completed", "partially_completed", "failed"})
@@ -88,18 +89,6 @@ class LostCommitTests(OrderFixtures, E2ETestCase):
     def last_attempt(self, order, index):
         records = [i for i in order["items"] if i["chunk_index"] == index and i["item_type"] != "regeneration"]
         return max(records, key=lambda i: i["attempt_number"])
-
-    def reseller(self):
-        user, _ = self.account()
-        self.h.cli("admin", "reseller", "enable", "--user", user["id"], "--balance", RESELLER_BALANCE,
-                   "--discount-bps", 1000, "--cancel-window-minutes", 60)
-        return user, self.h.create_key(user["id"], scopes="reseller.read,reseller.write")["key"]
-
-    def reseller_balance(self, key):
-        return int(self.assertSuccess(self.server.api("GET", "/reseller", key))["balance"])
-
-    def clone_form(self, name):
-        return multipart([("name", name)], [("files[]", "tone.wav", tone_wav())])
 
     # -- orders and items
 
@@ -172,6 +161,24 @@ class LostCommitTests(OrderFixtures, E2ETestCase):
                                             f" AND item_id = '{record['id']}'"), 1, "paid once")
                 self.assertLess(self.balance(user["id"]), before)
 
+
+
+class CloneCodeTemplateLostCommitTests(LostCommitCase):
+    # No workers anywhere: a clone stays in the status the test gives it.
+    server_env = {"MEDIAGEN_WORKERS": "0"}
+
+    def reseller(self):
+        user, _ = self.account()
+        self.h.cli("admin", "reseller", "enable", "--user", user["id"], "--balance", RESELLER_BALANCE,
+                   "--discount-bps", 1000, "--cancel-window-minutes", 60)
+        return user, self.h.create_key(user["id"], scopes="reseller.read,reseller.write")["key"]
+
+    def reseller_balance(self, key):
+        return int(self.assertSuccess(self.server.api("GET", "/reseller", key))["balance"])
+
+    def clone_form(self, name):
+        return multipart([("name", name)], [("files[]", "tone.wav", tone_wav())])
+
     # -- clones
 
     def test_clone_create(self):
@@ -191,9 +198,9 @@ class LostCommitTests(OrderFixtures, E2ETestCase):
             with self.subTest(variant=variant):
                 user, key = self.account()
                 headers, body = self.clone_form("to retry")
-                clone = self.assertSuccess(self.behind.api("POST", "/voices/provider_c/clones", key,
+                clone = self.assertSuccess(self.server.api("POST", "/voices/provider_c/clones", key,
                                                            headers=headers, body=body), 201)
-                # The state a failed analysis leaves (the class's workers would analyse the tone).
+                # The state a failed analysis leaves.
                 self.h.psql(f"UPDATE voice_clones SET status = 'failed', failure_reason = 'no_speech'"
                             f" WHERE id = '{clone['id']}'")
                 path = f"/voices/provider_c/clones/{clone['id']}"
