@@ -22,7 +22,7 @@
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/orders/text_rules.hpp"
 #include "mediagen/templates/templates.hpp"
-#include "mediagen/db/transact.hpp"
+#include "mediagen/db/settled.hpp"
 #include "key_tokens.hpp"
 #include "order_action_store.hpp"
 #include "order_pricing.hpp"
@@ -161,7 +161,7 @@ Result<OperationReply> retry_item(db::Db& db, const Caller& caller, std::string_
   const std::string oid(order_id), iid(item_id);
   const UserId user = caller.principal.user_id;
   const KeyTokens key_tokens(caller);
-  auto reply = db::transact(db, [&](db::Tx& tx) -> Result<OperationReply> {
+  auto reply = db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
     if (idempotency) {
       auto claimed = claim_idempotency_key(db, tx, user, "items.retry:" + iid, *idempotency);
       if (!claimed) return claimed.error();
@@ -205,7 +205,7 @@ Result<OperationReply> retry_item(db::Db& db, const Caller& caller, std::string_
 Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std::string_view order_id) {
   if (!is_uuid(order_id)) return ApiError::not_found();
   const std::string oid(order_id);
-  return db::transact(db, [&](db::Tx& tx) -> Result<OperationReply> {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
     const auto locked = lock_own_order(db, tx, caller.principal.user_id, oid);
     if (!locked) return locked.error();
     const Order& order = locked->order;
@@ -253,7 +253,7 @@ Result<OperationReply> regenerate_item(db::Db& db, const Caller& caller, std::st
   if (!is_uuid(order_id) || !is_uuid(item_id)) return ApiError::not_found();
   const std::string oid(order_id), iid(item_id);
   const KeyTokens key_tokens(caller);
-  auto reply = db::transact(db, [&](db::Tx& tx) -> Result<OperationReply> {
+  auto reply = db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
     auto prepared = prepare_replacement(db, tx, caller.principal.user_id, oid, iid, *text, &regenerate_refusal);
     if (!prepared) return prepared.error();
     const Replacement& r = *prepared;

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/core/uuid.hpp"
-#include "mediagen/db/transact.hpp"
+#include "mediagen/db/settled.hpp"
 #include "mediagen/orders/order_json.hpp"
 #include "mediagen/orders/order_money.hpp"
 #include "mediagen/orders/order_reads.hpp"
@@ -40,7 +40,7 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::strin
   if (!is_uuid(order_id)) return ApiError::not_found();
   const std::string id(order_id);
   std::vector<OrderChange> changes;
-  auto cancelled = db::transact(db, [&](db::Tx& tx) -> Result<void> {
+  auto cancelled = db::transact_settled(db, [&](db::Tx& tx) -> Result<void> {
     changes.clear();  // a transaction that is run again starts over
     lock_live_items(db, tx, id);
     const auto lock = lock_order_for_action(db, tx, id);

@@ -15,7 +15,7 @@
 #include "mediagen/billing/ledger.hpp"
 #include "mediagen/core/crypto.hpp"
 #include "mediagen/core/uuid.hpp"
-#include "mediagen/db/transact.hpp"
+#include "mediagen/db/settled.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/orders/order_json.hpp"
 #include "mediagen/orders/order_money.hpp"
@@ -142,10 +142,8 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
   const std::int64_t tokens = static_cast<std::int64_t>(order.plan.billable_chars);
 
   const KeyTokens key_tokens(caller);
-  std::string written;  // the order the last attempt inserted, to settle a lost COMMIT
-  const db::CommitCheck kept = [&](db::Tx& tx) { return !written.empty() && order_exists(db, tx, written); };
-  auto reply = db::transact(db, [&](db::Tx& tx) -> Result<OperationReply> {
-    written.clear();
+  // A lost COMMIT is settled by asking PostgreSQL about this attempt's own transaction.
+  auto reply = db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
     if (idempotency) {
       auto claimed = claim_idempotency_key(db, tx, user, idempotency_scope, *idempotency);
       if (!claimed) return claimed.error();
@@ -182,7 +180,6 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
     if (shape) return *shape;
     if (auto refusal = topup_refusal(db, tx, caller, order, idempotency_scope, ctx, price, order_id)) return *refusal;
 
-    written = order_id;
     const TimePoint created_at = insert_order_and_chunks(
         db, tx, {order_id, user, principal.key_id, order, ctx.money, price, chunk_tokens});
 
@@ -204,7 +201,7 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
                           .slots = slots};
     if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
     return answer;
-  }, kept);
+  });
   return reply;
 }
 

@@ -2,6 +2,7 @@
 
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/pg.hpp"
+#include "mediagen/db/settled.hpp"
 #include "mediagen/orders/order_status.hpp"
 
 namespace mediagen::orders {
@@ -29,7 +30,7 @@ Result<void> authorize_download(db::Db& db, UserId user, std::string_view path) 
   }
   const std::string order_id(path.substr(kPrefix.size(), 36));
   if (!is_uuid(order_id)) return ApiError::not_found();
-  return db::transact(db, [&](db::Tx& tx) -> Result<void> {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<void> {
     const auto rows = db.exec(tx, kLockOwnOrder, order_id, user.value, std::string(path));
     if (rows.empty()) return ApiError::not_found();
     const bool result_file = rows[0][1].as<bool>();

@@ -1,5 +1,6 @@
 #include "order_request.hpp"
 
+#include "mediagen/core/idempotency_key.hpp"
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/orders/text_rules.hpp"
@@ -151,11 +152,7 @@ Result<std::optional<std::string>> read_item_text(const json& body, std::size_t 
 namespace mediagen::orders {
 
 std::optional<std::string> valid_idempotency_key(std::string_view header) noexcept {
-  if (header.empty() || header.size() > 255) return std::nullopt;
-  for (const char c : header) {
-    if (c < 0x21 || c > 0x7e) return std::nullopt;
-  }
-  return std::string(header);
+  return mediagen::valid_idempotency_key(header);
 }
 
 }  // namespace mediagen::orders

@@ -6,6 +6,7 @@
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/crypto.hpp"
 #include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/http/idempotency.hpp"
 #include "mediagen/http/router.hpp"
 #include "mediagen/orders/orders.hpp"
 #include "mediagen/orders/routes.hpp"
@@ -38,23 +39,10 @@ struct Shared {
 
 // The Idempotency-Key of the request, hashed with what it asks for; 422 when malformed.
 Result<std::optional<IdempotencyKey>> idempotency_of(const http::RequestContext& ctx) {
-  auto header = ctx.request.header("Idempotency-Key");
-  if (!header) return std::optional<IdempotencyKey>{};
-  auto key = valid_idempotency_key(*header);
-  if (!key) {
-    return ApiError::validation("Idempotency-Key", Message{"validation.idempotency_key", {{"attribute", "Idempotency-Key"}}});
-  }
-  std::string what = std::string(http::to_string(ctx.request.method())) + " " + ctx.path + "\n";
-  if (ctx.form) {
-    // A streamed form is not kept as one body: each part's name and the hash of its bytes.
-    for (const auto& part : ctx.form->parts) {
-      what += part.name + "\n" + crypto::to_hex(crypto::sha256(part.data)) + "\n";
-    }
-  } else {
-    what += ctx.request.body();
-  }
-  const auto digest = crypto::sha256(what);
-  return std::optional<IdempotencyKey>{IdempotencyKey{*key, crypto::to_hex(digest)}};
+  auto key = http::idempotency_key_of(ctx);
+  if (!key) return key.error();
+  if (!*key) return std::optional<IdempotencyKey>{};
+  return std::optional<IdempotencyKey>{IdempotencyKey{(*key)->key, (*key)->request_hash}};
 }
 
 http::Reply to_reply(const OperationReply& r) {

@@ -95,8 +95,14 @@ std::string CodeCipher::seal(std::string_view code) const {
   return to_hex(out);
 }
 
-std::optional<std::string> CodeCipher::open(std::string_view sealed) const {
-  if (sealed.size() > kMaxSealedHex || sealed.size() % 2 != 0 || sealed.size() < 2 * (kNonceBytes + kTagBytes)) {
+std::optional<std::string> CodeCipher::open(std::string_view sealed) const { return open_up_to(sealed, kMaxSealedHex); }
+
+std::optional<std::string> CodeCipher::open_answer(std::string_view sealed) const {
+  return open_up_to(sealed, 2 * (kNonceBytes + kMaxSealedAnswer + kTagBytes));
+}
+
+std::optional<std::string> CodeCipher::open_up_to(std::string_view sealed, std::size_t max_hex) const {
+  if (sealed.size() > max_hex || sealed.size() % 2 != 0 || sealed.size() < 2 * (kNonceBytes + kTagBytes)) {
     return std::nullopt;
   }
   std::vector<unsigned char> raw(sealed.size() / 2);

@@ -2,7 +2,8 @@
 // and the ledger transfers that go with each status change (gift_codes.hpp).
 #include "mediagen/billing/ledger.hpp"
 #include "mediagen/core/uuid.hpp"
-#include "mediagen/db/transact.hpp"
+#include "mediagen/db/idempotency.hpp"
+#include "mediagen/db/settled.hpp"
 #include "mediagen/reseller/gift_codes.hpp"
 #include "reseller_store.hpp"
 
@@ -62,6 +63,48 @@ ResellerProfile profile_of(db::Db& db, db::Tx& tx, const store::ResellerRow& row
   return out;
 }
 
+// The issue itself, inside the caller's transaction.
+Result<GiftCode> issue_in(db::Db& db, db::Tx& tx, const CodeCipher& cipher, const Clock& clock, UserId reseller,
+                          const IssueRequest& request) {
+  auto profile = reseller_of(db, tx, reseller, true);
+  if (!profile) return profile.error();
+  std::optional<CurrencyAsset> asset;
+  if (request.currency) asset = store::money_asset(db, tx, *request.currency);
+  else asset = billing::default_asset(db, tx);
+  if (!asset) return ApiError::validation("currency", Message{"validation.currency", {{"attribute", "currency"}}});
+  const std::int64_t cost = cost_of(request.nominal, profile->discount_bps);
+  // The balance row locked before anything is written: a refusal writes nothing at all.
+  if (billing::balance(db, tx, Account::reseller(reseller, asset->id)) < cost) {
+    return ApiError::refused(Reason::insufficient_balance);
+  }
+  const std::string code = make_gift_code();
+  store::NewCode row{.uuid = random_uuid(),
+                     .reseller = reseller,
+                     .hash = gift_code_hash(code),
+                     .sealed = cipher.seal(code),
+                     .masked = mask_gift_code(code),
+                     .nominal = request.nominal,
+                     .cost = cost,
+                     .discount_bps = profile->discount_bps,
+                     .asset = asset->id,
+                     .activatable_at = request.activatable_at,
+                     .now = clock.now()};
+  GiftCode issued = store::insert_code(db, tx, row).code;
+  billing::post(db, tx, {.kind = "gift_code_issue", .reference = issued.uuid, .user = reseller, .legs = issue_legs(issued)});
+  issued.code = code;
+  return issued;
+}
+
+// The operation an Idempotency-Key of an issue belongs to.
+constexpr std::string_view kIssueScope = "reseller.codes.issue";
+
+// A stored issue answer opened again; one sealed under another secret cannot be replayed.
+Result<IssuedCode> replay(const CodeCipher& cipher, const db::StoredAnswer& stored) {
+  auto opened = cipher.open_answer(stored.body);
+  if (!opened) return ApiError::internal_error("a stored gift code answer cannot be opened (another secret)");
+  return IssuedCode{.data_json = std::move(*opened), .replayed = true};
+}
+
 }  // namespace
 
 std::optional<ResellerProfile> enable_reseller(db::Db& db, const EnableReseller& request) {
@@ -90,35 +133,31 @@ Result<ResellerProfile> find_reseller(db::Db& db, UserId user) {
 
 Result<GiftCode> issue_code(db::Db& db, const CodeCipher& cipher, const Clock& clock, UserId reseller,
                             const IssueRequest& request) {
-  return db::transact(db, [&](db::Tx& tx) -> Result<GiftCode> {
-    auto profile = reseller_of(db, tx, reseller, true);
-    if (!profile) return profile.error();
-    std::optional<CurrencyAsset> asset;
-    if (request.currency) asset = store::money_asset(db, tx, *request.currency);
-    else asset = billing::default_asset(db, tx);
-    if (!asset) return ApiError::validation("currency", Message{"validation.currency", {{"attribute", "currency"}}});
-    const std::int64_t cost = cost_of(request.nominal, profile->discount_bps);
-    // The balance row locked before anything is written: a refusal writes nothing at all.
-    if (billing::balance(db, tx, Account::reseller(reseller, asset->id)) < cost) {
-      return ApiError::refused(Reason::insufficient_balance);
-    }
-    const std::string code = make_gift_code();
-    store::NewCode row{.uuid = random_uuid(),
-                       .reseller = reseller,
-                       .hash = gift_code_hash(code),
-                       .sealed = cipher.seal(code),
-                       .masked = mask_gift_code(code),
-                       .nominal = request.nominal,
-                       .cost = cost,
-                       .discount_bps = profile->discount_bps,
-                       .asset = asset->id,
-                       .activatable_at = request.activatable_at,
-                       .now = clock.now()};
-    GiftCode issued = store::insert_code(db, tx, row).code;
-    billing::post(db, tx, {.kind = "gift_code_issue", .reference = issued.uuid, .user = reseller, .legs = issue_legs(issued)});
-    issued.code = code;
-    return issued;
+  return db::transact_settled(db, [&](db::Tx& tx) { return issue_in(db, tx, cipher, clock, reseller, request); });
+}
+
+Result<IssuedCode> issue_code(db::Db& db, const CodeCipher& cipher, const Clock& clock, UserId reseller,
+                              const IssueRequest& request, const IdempotencyKey& key, const RenderCode& render) {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<IssuedCode> {
+    auto claimed = db::claim_idempotency_key(db, tx, reseller, kIssueScope, key);
+    if (!claimed) return claimed.error();
+    if (*claimed) return replay(cipher, **claimed);
+    auto issued = issue_in(db, tx, cipher, clock, reseller, request);
+    if (!issued) return issued.error();
+    IssuedCode out{.code = std::move(*issued)};
+    out.data_json = render(*out.code);
+    // The answer shows the full code, which the database keeps only sealed.
+    db::remember_answer(db, tx, reseller, key, {.status = 201, .body = cipher.seal(out.data_json)});
+    return out;
   });
+}
+
+std::optional<Result<IssuedCode>> replayed_issue(db::Db& db, const CodeCipher& cipher, UserId reseller,
+                                                 const IdempotencyKey& key) {
+  auto stored = db::stored_answer(db, reseller, kIssueScope, key);
+  if (!stored) return std::nullopt;
+  if (!*stored) return Result<IssuedCode>(stored->error());
+  return replay(cipher, **stored);
 }
 
 Result<CodePage> list_codes(db::Db& db, const CodeCipher& cipher, UserId reseller,
@@ -149,7 +188,7 @@ Result<GiftCode> find_code(db::Db& db, const CodeCipher& cipher, UserId reseller
 
 Result<GiftCode> cancel_code(db::Db& db, const CodeCipher& cipher, const Clock& clock, UserId reseller,
                              std::string_view uuid) {
-  return db::transact(db, [&](db::Tx& tx) -> Result<GiftCode> {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<GiftCode> {
     auto profile = reseller_of(db, tx, reseller, false);
     if (!profile) return profile.error();
     // The code row first: racing cancels and redeems of one code queue here, one at a time.
@@ -187,7 +226,7 @@ std::string_view describe(RedeemRefusal refusal) {
 Redeemed redeem_code(db::Db& db, const Clock& clock, UserId user, std::string_view code_text) {
   const auto code = parse_gift_code(code_text);
   if (!code) return {.refusal = RedeemRefusal::malformed};
-  return db::transact(db, [&](db::Tx& tx) -> Redeemed {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Redeemed {
     if (!store::user_exists(db, tx, user)) return {.refusal = RedeemRefusal::unknown_user};
     auto row = store::find_code_by_hash(db, tx, gift_code_hash(*code), true);
     if (!row) return {.refusal = RedeemRefusal::not_found};

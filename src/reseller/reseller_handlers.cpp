@@ -5,6 +5,7 @@
 
 #include "mediagen/core/json_text.hpp"
 #include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/http/idempotency.hpp"
 #include "mediagen/http/router.hpp"
 #include "mediagen/reseller/gift_codes.hpp"
 #include "mediagen/reseller/routes.hpp"
@@ -114,6 +115,8 @@ Answer show_route(Shared& s, http::RequestContext& ctx) {
 }
 
 Answer issue_route(Shared& s, http::RequestContext& ctx) {
+  auto key = http::idempotency_key_of(ctx);
+  if (!key) co_return key.error();
   auto request = read_issue_body(ctx.json);
   const auto user = ctx.principal->user_id;
   if (!request) {
@@ -122,13 +125,23 @@ Answer issue_route(Shared& s, http::RequestContext& ctx) {
     if (!who) co_return who.error();
     co_return request.error();
   }
-  auto run = [&s, user, req = *request](db::Resources& r) {
-    return issue_code(r.db, *s.options.cipher, s.options.clock, user, req);
+  auto run = [&s, user, req = *request, key = *key, tz = ctx.tz](db::Resources& r) -> Result<IssuedCode> {
+    const CodeCipher& cipher = *s.options.cipher;
+    if (key) {
+      if (auto replay = replayed_issue(r.db, cipher, user, *key)) return std::move(*replay);
+      auto render = [&tz](const GiftCode& c) { return gift_code_json(c, tz); };
+      return issue_code(r.db, cipher, s.options.clock, user, req, *key, render);
+    }
+    auto issued = issue_code(r.db, cipher, s.options.clock, user, req);
+    if (!issued) return issued.error();
+    return IssuedCode{.code = *issued, .data_json = gift_code_json(*issued, tz)};
   };
   auto issued = co_await s.pool.run(std::move(run));
   if (!issued) co_return issued.error();
-  if (s.options.publish) s.options.publish(gift_code_event(*issued));
-  co_return http::Reply{.status = 201, .message = {"gift_codes.issued"}, .data_json = gift_code_json(*issued, ctx.tz)};
+  http::Reply reply{.status = 201, .message = {"gift_codes.issued"}, .data_json = std::move(issued->data_json)};
+  if (issued->replayed) reply.headers.emplace_back("Idempotent-Replayed", "true");
+  else if (s.options.publish) s.options.publish(gift_code_event(*issued->code));
+  co_return reply;
 }
 
 Answer cancel_route(Shared& s, http::RequestContext& ctx) {

@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/templates/validation.hpp"
-#include "mediagen/db/transact.hpp"
+#include "mediagen/db/settled.hpp"
 #include "template_store.hpp"
 
 namespace mediagen::templates {
@@ -78,7 +78,7 @@ Result<SpeechSetup> validate_stored(db::Db& db, const Template& stored) {
 }
 
 Result<Template> create_template(db::Db& db, UserId user, const nlohmann::json& body) {
-  return db::transact(db, [&](db::Tx& tx) -> Result<Template> {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<Template> {
     SqlCatalogue catalogue(db, tx, user);
     auto checked = validate_template(body, catalogue, NameRule::required);
     if (!checked) return checked.error();
@@ -88,7 +88,7 @@ Result<Template> create_template(db::Db& db, UserId user, const nlohmann::json& 
 
 Result<Template> update_template(db::Db& db, UserId user, std::string_view template_id, const nlohmann::json& patch) {
   if (!is_uuid(template_id)) return ApiError::not_found();
-  return db::transact(db, [&](db::Tx& tx) -> Result<Template> {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<Template> {
     auto current = owned(store::find(db, tx, template_id, /*lock=*/true), user);
     if (!current) return current.error();
     if (!patch.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
@@ -105,7 +105,7 @@ Result<Template> update_template(db::Db& db, UserId user, std::string_view templ
 
 Result<void> delete_template(db::Db& db, UserId user, std::string_view template_id) {
   if (!is_uuid(template_id)) return ApiError::not_found();
-  return db::transact(db, [&](db::Tx& tx) -> Result<void> {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<void> {
     auto current = owned(store::find(db, tx, template_id, /*lock=*/true), user);
     if (!current) return current.error();
     store::soft_delete(db, tx, template_id);

@@ -11,6 +11,7 @@
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/engines/audio_intake.hpp"
+#include "mediagen/http/idempotency.hpp"
 #include "mediagen/http/query.hpp"
 #include "mediagen/http/router.hpp"
 #include "mediagen/storage/object_store.hpp"
@@ -37,9 +38,15 @@ http::MultipartLimits upload_limits() {
 
 std::string clone_id_of(const http::RequestContext& ctx) { return std::string(ctx.params.get("clone").value_or("")); }
 
-// Stores the samples, then writes the row; a refused row takes the samples away again.
-Result<Clone> store_and_create(db::Resources& r, storage::ObjectStore& store, UserId user, const NewClone& clone,
-                               const std::vector<const http::MultipartPart*>& files) {
+// Stores the samples, then writes the row; a refused row (or a replay that won a race with this
+// request) takes the samples away again. With an Idempotency-Key, a finished create under it
+// answers before any sample is stored.
+Result<CreatedClone> store_and_create(db::Resources& r, storage::ObjectStore& store, UserId user, const NewClone& clone,
+                                      const std::vector<const http::MultipartPart*>& files,
+                                      const std::optional<IdempotencyKey>& key, const TimeZone& tz) {
+  if (key) {
+    if (auto replay = replayed_create(r.db, user, *key)) return std::move(*replay);
+  }
   auto forget = [&] {
     if (auto removed = store.remove_prefix(samples_prefix(clone.id)); !removed) {
       log::warn("clone samples not removed", {{"clone_id", clone.id}, {"error", removed.error().detail}});
@@ -58,13 +65,22 @@ Result<Clone> store_and_create(db::Resources& r, storage::ObjectStore& store, Us
       return ApiError::internal_error("clone sample not stored: " + put.error().detail);
     }
   }
-  auto created = create_clone(r.db, user, clone);
-  if (!created) forget();
+  Result<CreatedClone> created = ApiError::internal_error("clone not created");
+  if (key) {
+    created = create_clone(r.db, user, clone, *key, [&tz](const Clone& c) { return clone_json(c, tz); });
+  } else if (auto made = create_clone(r.db, user, clone)) {
+    created = CreatedClone{.clone = *made, .data_json = clone_json(*made, tz)};
+  } else {
+    created = made.error();
+  }
+  if (!created || created->replayed) forget();
   return created;
 }
 
 Answer create_route(db::BlockingPool& pool, const CloneRouteOptions& options, std::string service,
                     http::RequestContext& ctx) {
+  auto key = http::idempotency_key_of(ctx);
+  if (!key) co_return key.error();
   auto checked = read_clone_form(ctx.form, ctx.json);
   if (!checked) co_return checked.error();
   NewClone clone{.id = random_uuid(),
@@ -72,15 +88,18 @@ Answer create_route(db::BlockingPool& pool, const CloneRouteOptions& options, st
                  .name = std::move(checked->name),
                  .sample_count = static_cast<std::int64_t>(checked->files.size()),
                  .sample_bytes = checked->bytes};
-  auto run = [&options, user = ctx.principal->user_id, &clone, files = checked->files](db::Resources& r) {
-    auto created = store_and_create(r, options.store, user, clone, files);
-    if (created && options.on_queued) options.on_queued(r.redis);
+  auto run = [&options, user = ctx.principal->user_id, &clone, files = checked->files, key = *key,
+              tz = ctx.tz](db::Resources& r) {
+    auto created = store_and_create(r, options.store, user, clone, files, key, tz);
+    if (created && !created->replayed && options.on_queued) options.on_queued(r.redis);
     return created;
   };
   auto created = co_await pool.run(std::move(run));
   if (!created) co_return created.error();
-  if (options.publish) options.publish(clone_event(*created));
-  co_return http::Reply{.status = 201, .message = {"clones.created"}, .data_json = clone_json(*created, ctx.tz)};
+  http::Reply reply{.status = 201, .message = {"clones.created"}, .data_json = std::move(created->data_json)};
+  if (created->replayed) reply.headers.emplace_back("Idempotent-Replayed", "true");
+  else if (options.publish) options.publish(clone_event(*created->clone));
+  co_return reply;
 }
 
 Answer list_route(db::BlockingPool& pool, std::string service, http::RequestContext& ctx) {

@@ -2,7 +2,8 @@
 #include <algorithm>
 
 #include "mediagen/core/uuid.hpp"
-#include "mediagen/db/transact.hpp"
+#include "mediagen/db/idempotency.hpp"
+#include "mediagen/db/settled.hpp"
 #include "mediagen/voices/clones.hpp"
 #include "clone_store.hpp"
 
@@ -10,6 +11,9 @@ namespace mediagen::voices {
 namespace {
 
 constexpr const char* kProviderD = "provider_d";
+// The operation an Idempotency-Key of a create belongs to (the path, and so the service, is in
+// the request's hash).
+constexpr std::string_view kCreateScope = "voices.clones.create";
 
 std::int64_t plan_limit(const store::LimitContext& ctx, std::string_view service) {
   const auto& limit = service == kProviderD ? ctx.plan_limit_provider_d : ctx.plan_limit;
@@ -37,14 +41,39 @@ Result<Clone> owned_locked(db::Db& db, db::Tx& tx, UserId user, std::string_view
   return std::move(*clone);
 }
 
+// The user row locked, the limits, then the row.
+Result<Clone> insert_counted(db::Db& db, db::Tx& tx, UserId user, const NewClone& clone) {
+  if (!store::lock_user(db, tx, user)) return ApiError::not_found();
+  if (auto refusal = check_limits(db, tx, user, clone.service)) return *refusal;
+  return store::insert(db, tx, user, clone);
+}
+
 }  // namespace
 
 Result<Clone> create_clone(db::Db& db, UserId user, const NewClone& clone) {
-  return db::transact(db, [&](db::Tx& tx) -> Result<Clone> {
-    if (!store::lock_user(db, tx, user)) return ApiError::not_found();
-    if (auto refusal = check_limits(db, tx, user, clone.service)) return *refusal;
-    return store::insert(db, tx, user, clone);
+  return db::transact_settled(db, [&](db::Tx& tx) { return insert_counted(db, tx, user, clone); });
+}
+
+Result<CreatedClone> create_clone(db::Db& db, UserId user, const NewClone& clone, const IdempotencyKey& key,
+                                  const std::function<std::string(const Clone&)>& render) {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<CreatedClone> {
+    auto claimed = db::claim_idempotency_key(db, tx, user, kCreateScope, key);
+    if (!claimed) return claimed.error();
+    if (*claimed) return CreatedClone{.data_json = std::move((*claimed)->body), .replayed = true};
+    auto created = insert_counted(db, tx, user, clone);
+    if (!created) return created.error();
+    CreatedClone out{.clone = std::move(*created)};
+    out.data_json = render(*out.clone);
+    db::remember_answer(db, tx, user, key, {.status = 201, .body = out.data_json});
+    return out;
   });
+}
+
+std::optional<Result<CreatedClone>> replayed_create(db::Db& db, UserId user, const IdempotencyKey& key) {
+  auto stored = db::stored_answer(db, user, kCreateScope, key);
+  if (!stored) return std::nullopt;
+  if (!*stored) return Result<CreatedClone>(stored->error());
+  return Result<CreatedClone>(CreatedClone{.data_json = std::move((*stored)->body), .replayed = true});
 }
 
 ClonePage list_clones(db::Db& db, UserId user, std::string_view service, std::int64_t offset, std::int64_t limit) {
@@ -64,7 +93,7 @@ Result<Clone> find_clone(db::Db& db, UserId user, std::string_view service, std:
 }
 
 Result<Clone> retry_clone(db::Db& db, UserId user, std::string_view service, std::string_view clone_id) {
-  return db::transact(db, [&](db::Tx& tx) -> Result<Clone> {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<Clone> {
     if (!store::lock_user(db, tx, user)) return ApiError::not_found();
     auto clone = owned_locked(db, tx, user, service, clone_id);
     if (!clone) return clone.error();
@@ -75,7 +104,7 @@ Result<Clone> retry_clone(db::Db& db, UserId user, std::string_view service, std
 }
 
 Result<Clone> archive_clone(db::Db& db, UserId user, std::string_view service, std::string_view clone_id) {
-  return db::transact(db, [&](db::Tx& tx) -> Result<Clone> {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<Clone> {
     auto clone = owned_locked(db, tx, user, service, clone_id);
     if (!clone) return clone.error();
     if (clone->status == CloneStatus::archived) return std::move(*clone);

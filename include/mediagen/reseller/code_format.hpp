@@ -3,6 +3,7 @@
 // alikes 0/O and 1/I (32 symbols, 60 random bits), its masked form `LUM-****-****-XXXX` (safe to
 // log), its lookup hash, and the sealed form kept in the database (AES-256-GCM under a key
 // derived from MEDIAGEN_SECRET). The full code is a secret: it is never logged.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,8 +32,13 @@ class CodeCipher {
   std::string seal(std::string_view code) const;
   // nullopt when the text was not sealed under this key (another secret) or was altered.
   std::optional<std::string> open(std::string_view sealed) const;
+  // The same for a stored answer that shows a code (an issue's, kept for Idempotency-Key
+  // replays): up to kMaxSealedAnswer bytes of text.
+  std::optional<std::string> open_answer(std::string_view sealed) const;
+  static constexpr std::size_t kMaxSealedAnswer = 16 * 1024;
 
  private:
+  std::optional<std::string> open_up_to(std::string_view sealed, std::size_t max_hex) const;
   std::string key_;  // 32 bytes
 };
 

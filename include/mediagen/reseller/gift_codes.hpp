@@ -16,6 +16,7 @@
 //
 // All functions run blocking SQL: call them inside BlockingPool::run.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/clock.hpp"
+#include "mediagen/core/idempotency_key.hpp"
 #include "mediagen/core/ids.hpp"
 #include "mediagen/core/money.hpp"
 #include "mediagen/core/time_zone.hpp"
@@ -98,9 +100,26 @@ struct IssueRequest {
   std::optional<std::string> currency;  // asset code; the platform currency when absent
   std::optional<TimePoint> activatable_at;
 };
-// 404 not_reseller; 422 for an unknown currency; 402 insufficient_balance.
+// 404 not_reseller; 422 for an unknown currency; 402 insufficient_balance. A lost COMMIT is
+// settled (db/settled.hpp): the code is issued and paid for once.
 Result<GiftCode> issue_code(db::Db& db, const CodeCipher& cipher, const Clock& clock, UserId reseller,
                             const IssueRequest& request);
+
+// An issue under an Idempotency-Key: the key is claimed first in the same transaction and the
+// answer `render` makes of the new code is stored with it, sealed like the code it shows. A
+// replay carries only that answer (no code: nothing was issued, nothing paid).
+struct IssuedCode {
+  std::optional<GiftCode> code;
+  std::string data_json;
+  bool replayed = false;
+};
+using RenderCode = std::function<std::string(const GiftCode&)>;
+Result<IssuedCode> issue_code(db::Db& db, const CodeCipher& cipher, const Clock& clock, UserId reseller,
+                              const IssueRequest& request, const IdempotencyKey& key, const RenderCode& render);
+// Before anything else: the answer of a finished issue under the key (409
+// idempotency_key_reused when the key was used with another request). nullopt: none.
+std::optional<Result<IssuedCode>> replayed_issue(db::Db& db, const CodeCipher& cipher, UserId reseller,
+                                                 const IdempotencyKey& key);
 
 struct CodePage {
   std::vector<GiftCode> items;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mediagen/core/api_error.hpp"
+#include "mediagen/core/idempotency_key.hpp"
 #include "mediagen/core/ids.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/db.hpp"
@@ -76,8 +77,22 @@ struct NewClone {
 std::string samples_prefix(std::string_view clone_id);
 std::string sample_key(std::string_view clone_id, std::size_t index);
 
-// The limits above, then the insert, in one transaction.
+// The limits above, then the insert, in one transaction (a lost COMMIT is settled, never run twice).
 Result<Clone> create_clone(db::Db& db, UserId user, const NewClone& clone);
+
+// A create under an Idempotency-Key: the key is claimed first in the same transaction and the
+// answer `render` makes of the new clone is stored with the row. A replay carries only the
+// stored answer (no clone: nothing was created).
+struct CreatedClone {
+  std::optional<Clone> clone;
+  std::string data_json;
+  bool replayed = false;
+};
+Result<CreatedClone> create_clone(db::Db& db, UserId user, const NewClone& clone, const IdempotencyKey& key,
+                                  const std::function<std::string(const Clone&)>& render);
+// Before anything is stored: the answer of a finished create under the key (409
+// idempotency_key_reused when the key was used with another request). nullopt: none.
+std::optional<Result<CreatedClone>> replayed_create(db::Db& db, UserId user, const IdempotencyKey& key);
 
 struct ClonePage {
   std::vector<Clone> items;
