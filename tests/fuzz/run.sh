@@ -17,7 +17,8 @@ shift
 all_targets=(fuzz_pusher_message fuzz_http_request fuzz_download_link fuzz_chunker fuzz_fanout fuzz_mp3
   fuzz_params fuzz_broadcasting_auth fuzz_utf8_json fuzz_preview_codec fuzz_prompt_words fuzz_sfx_prompt fuzz_music_prompt
   fuzz_audio_intake fuzz_multipart fuzz_order_form fuzz_clone_form fuzz_ledger_query fuzz_quote_token fuzz_gift_code
-  fuzz_catalog_headers fuzz_speech_request fuzz_audio_out fuzz_upstream_answers fuzz_s3_xml)
+  fuzz_catalog_headers fuzz_speech_request fuzz_audio_out fuzz_upstream_answers fuzz_s3_xml
+  fuzz_ban_event fuzz_key_invalidation)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
