@@ -10,6 +10,7 @@
 #include "admin_upstream.hpp"
 #include "commands.hpp"
 #include "invalidation.hpp"
+#include "settings.hpp"
 #include "mediagen/app/database.hpp"
 #include "mediagen/account/users.hpp"
 #include "mediagen/auth/key_json.hpp"
@@ -32,9 +33,14 @@ namespace {
 // Tells running servers to drop cached keys now; a server that misses it still expires the
 // entry within the key-cache TTL, so a failure here is a warning, not an error.
 void publish_invalidation(const Config& config, const Invalidation& what) {
+  if (config.secret.empty() && config.pusher_secret.empty()) {
+    std::fprintf(stderr, "warning: MEDIAGEN_SECRET is not set, so running servers cannot trust this notice; they pick "
+                         "the change up within the key cache TTL\n");
+  }
   try {
     cache::Redis redis({.url = config.redis_url});
-    redis.command({"PUBLISH", invalidation_channel(config.redis_prefix), format_invalidation(what)});
+    const auto signer = invalidation_signer(fanout_secret(config));
+    redis.command({"PUBLISH", invalidation_channel(config.redis_prefix), signer.sign(format_invalidation(what))});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "warning: could not notify running servers (%s); they pick the change up within the key cache TTL\n",
                  e.what());

@@ -50,9 +50,12 @@ realtime::HubHooks App::hub_hooks() {
         if (!cached) return std::nullopt;
         return opens_channels(cached->get(), clock_.now());
       },
+      // X-Forwarded-For only from trusted proxies, as for every request.
+      .client_ip = [this](std::string_view peer, std::optional<std::string_view> forwarded) {
+        return http::resolve_client_ip(peer, forwarded, config_.trusted_proxies);
+      },
       // The ban of repeated unknown paths covers sockets too (spec 8.1: all paths).
-      .refused = [this](std::string_view peer, std::optional<std::string_view> forwarded) -> std::optional<std::string> {
-        const auto ip = http::resolve_client_ip(peer, forwarded, config_.trusted_proxies);
+      .refused = [this](std::string_view ip) -> std::optional<std::string> {
         if (bans_.check(ip, clock_.now())) return "IP banned after repeated unknown paths";
         return std::nullopt;
       }};
@@ -100,22 +103,36 @@ void App::on_fanout(std::string_view channel, std::string_view payload) {
   } else if (channel == queue_channel(config_)) {
     workers_.wake();
   } else if (channel == ladder_.channel()) {
-    if (auto event = cache::BanLadder::parse_event(payload)) {
+    // A forged or unsigned ban is counted by the ladder (mediagen_ban_events_unsigned_total).
+    if (auto event = ladder_.read_event(payload)) {
       bans_.prune(clock_.now());
       bans_.put(event->first, event->second);
     }
   } else if (channel == catalog::invalidation_channel(config_.redis_prefix)) {
     catalogue_.invalidate();
-  } else if (auto what = parse_invalidation(payload)) {
-    if (const auto* d = std::get_if<crypto::Sha256Digest>(&*what)) {
-      keys_.invalidate_key(*d);
-      hub_.key_changed(*d);
-    } else {
-      keys_.invalidate_user(std::get<UserId>(*what));
-      hub_.user_changed(std::get<UserId>(*what));
-    }
+  } else if (channel == invalidation_channel(config_.redis_prefix)) {
+    on_key_invalidation(payload);
+  }
+}
+
+void App::on_key_invalidation(std::string_view payload) {
+  const auto message = invalidations_.verify(payload);
+  if (!message) {
+    const auto n = invalidations_unsigned_.fetch_add(1, std::memory_order_relaxed);
+    if (n % 1000 == 0) log::warn("dropped a key invalidation without a valid signature", {{"dropped", static_cast<std::int64_t>(n + 1)}});
+    return;
+  }
+  const auto what = parse_invalidation(*message);
+  if (!what) {
+    log::warn("dropped a malformed key invalidation");
+    return;
+  }
+  if (const auto* d = std::get_if<crypto::Sha256Digest>(&*what)) {
+    keys_.invalidate_key(*d);
+    hub_.key_changed(*d);
   } else {
-    log::warn("dropped a malformed fan-out message", {{"channel", channel}});
+    keys_.invalidate_user(std::get<UserId>(*what));
+    hub_.user_changed(std::get<UserId>(*what));
   }
 }
 

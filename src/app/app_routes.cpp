@@ -162,12 +162,26 @@ void App::add_gauges() {
     out += gauge("mediagen_ws_connections", "gauge", "Open realtime sockets.", st.connections);
     out += gauge("mediagen_ws_subscriptions", "gauge", "Channel subscriptions on this instance.", st.subscriptions);
     out += gauge("mediagen_ws_frames_total", "counter", "Frames queued to realtime sockets.", st.delivered);
+    out += gauge("mediagen_ws_address_refused_total", "counter",
+                 "Realtime sockets refused with 4100: their address held MEDIAGEN_WS_MAX_CONNECTIONS_PER_ADDRESS.",
+                 st.address_refused);
     out += gauge("mediagen_realtime_fanout_dropped_total", "counter",
                  "Malformed messages dropped from the fan-out channel.", st.fanout_dropped);
     out += gauge("mediagen_realtime_fanout_unsigned_total", "counter",
                  "Fan-out messages dropped for a missing or wrong signature.", st.fanout_unsigned);
     out += gauge("mediagen_realtime_publish_failed_total", "counter",
                  "Events that could not be sent to other instances.", st.publish_failed);
+  });
+  metrics_.add_gauge_source([this](std::string& out) {
+    out += gauge("mediagen_ban_events_unsigned_total", "counter",
+                 "Ban events from Redis dropped for a missing or wrong signature.", ladder_.unsigned_events());
+    out += gauge("mediagen_key_invalidations_unsigned_total", "counter",
+                 "Key invalidations from Redis dropped for a missing or wrong signature.",
+                 invalidations_unsigned_.load(std::memory_order_relaxed));
+    out += gauge("mediagen_unknown_keys_refused_total", "counter",
+                 "Requests answered 429 too_many_unknown_keys before any lookup "
+                 "(MEDIAGEN_UNKNOWN_KEY_BUDGET_PER_MINUTE).",
+                 unknown_keys_.refused());
   });
 }
 

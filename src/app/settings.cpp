@@ -29,13 +29,15 @@ cache::BanLadderOptions ladder_options(const Config& config) {
   return {.ladder_seconds = config.ban_ladder_seconds,
           .threshold = config.ban_threshold,
           .window_seconds = config.ban_window_seconds,
-          .prefix = config.redis_prefix};
+          .prefix = config.redis_prefix,
+          .secret = fanout_secret(config)};
 }
 
 realtime::HubOptions hub_options(const Config& config) {
   return {.activity_timeout = std::chrono::seconds(config.ws_activity_timeout_seconds),
           .pong_timeout = std::chrono::seconds(config.ws_pong_timeout_seconds),
           .max_connections = config.ws_max_connections,
+          .max_connections_per_address = config.ws_max_connections_per_address,
           .max_message_bytes = config.ws_max_message_bytes,
           .max_subscriptions = config.ws_max_subscriptions,
           .fanout_channel = realtime_channel(config),

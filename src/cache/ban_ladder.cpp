@@ -7,24 +7,30 @@
 namespace mediagen::cache {
 namespace {
 
-// KEYS: misses, step, bans hash. ARGV: threshold, window, now, step memory, ip, channel, ladder...
+// KEYS: misses, step. ARGV: threshold, window, now, step memory, ladder...
+// The ban is recorded and published by kRecordScript, signed: Lua cannot sign.
 constexpr std::string_view kMissScript = R"lua(
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 if n < tonumber(ARGV[1]) then return {n, 0, 0} end
 redis.call('DEL', KEYS[1])
-local rungs = #ARGV - 6
+local rungs = #ARGV - 4
 local step = redis.call('INCR', KEYS[2])
 if step > rungs then
   step = rungs
   redis.call('SET', KEYS[2], step)
 end
-local duration = tonumber(ARGV[6 + step])
+local duration = tonumber(ARGV[4 + step])
 local banned_until = tonumber(ARGV[3]) + duration
 redis.call('EXPIRE', KEYS[2], duration + tonumber(ARGV[4]))
-redis.call('HSET', KEYS[3], ARGV[5], banned_until .. ' ' .. step)
-redis.call('PUBLISH', ARGV[6], ARGV[5] .. ' ' .. banned_until .. ' ' .. step)
 return {n, step, banned_until}
+)lua";
+
+// KEYS: bans hash. ARGV: ip, signed event, channel. One round trip for both.
+constexpr std::string_view kRecordScript = R"lua(
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[2])
+return 1
 )lua";
 
 constexpr std::string_view kLoadScript = R"lua(
@@ -32,7 +38,8 @@ local all = redis.call('HGETALL', KEYS[1])
 local now = tonumber(ARGV[1])
 local out = {}
 for i = 1, #all, 2 do
-  local until_s = tonumber(string.match(all[i + 1], '^(%d+)'))
+  -- A value is a signed event: "<signature> <ip> <until> <step>".
+  local until_s = tonumber(string.match(all[i + 1], '^%x+ %S+ (%d+) %d+$'))
   if until_s == nil or until_s <= now then
     redis.call('HDEL', KEYS[1], all[i])
   else
@@ -47,20 +54,9 @@ std::int64_t unix_seconds(TimePoint t) {
   return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
 }
 
-TimePoint from_unix(std::int64_t s) { return TimePoint{std::chrono::seconds{s}}; }
-
 bool parse_i64(std::string_view text, std::int64_t& out) {
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc{} && p == text.data() + text.size();
-}
-
-bool plausible_ip(std::string_view ip) {
-  if (ip.empty() || ip.size() > 45) return false;
-  for (char c : ip) {
-    bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '.' || c == ':';
-    if (!ok) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -92,20 +88,21 @@ void BanList::replace_all(std::unordered_map<std::string, Ban> bans) {
 MissOutcome BanLadder::record_miss(Redis& redis, std::string_view ip, TimePoint now) const {
   const std::string ip_s(ip);
   std::vector<std::string> args{std::to_string(options_.threshold), std::to_string(options_.window_seconds),
-                                std::to_string(unix_seconds(now)), std::to_string(options_.step_memory_seconds),
-                                ip_s, channel()};
+                                std::to_string(unix_seconds(now)), std::to_string(options_.step_memory_seconds)};
   for (auto s : options_.ladder_seconds) args.push_back(std::to_string(s));
-  auto reply = redis.eval(kMissScript,
-                          {options_.prefix + "ban:misses:" + ip_s, options_.prefix + "ban:step:" + ip_s,
-                           options_.prefix + "bans"},
+  auto reply = redis.eval(kMissScript, {options_.prefix + "ban:misses:" + ip_s, options_.prefix + "ban:step:" + ip_s},
                           args);
   MissOutcome out;
-  if (reply.elements.size() == 3) {
-    out.misses = reply.elements[0].integer;
-    if (reply.elements[1].integer > 0) {
-      out.ban = Ban{from_unix(reply.elements[2].integer), reply.elements[1].integer};
-    }
-  }
+  if (reply.elements.size() != 3) return out;
+  out.misses = reply.elements[0].integer;
+  if (reply.elements[1].integer <= 0) return out;
+  // Read back through the event's own bounded reader: Redis is shared, and a reply out of range
+  // is not turned into a time.
+  auto event = parse_event(ip_s + " " + std::to_string(reply.elements[2].integer) + " " +
+                           std::to_string(reply.elements[1].integer));
+  if (!event) return out;
+  out.ban = event->second;
+  redis.eval(kRecordScript, {options_.prefix + "bans"}, {ip_s, signed_event(ip, *out.ban), channel()});
   return out;
 }
 
@@ -121,27 +118,11 @@ std::unordered_map<std::string, Ban> BanLadder::load_active(Redis& redis, TimePo
   auto reply = redis.eval(kLoadScript, {options_.prefix + "bans"}, {std::to_string(unix_seconds(now))});
   std::unordered_map<std::string, Ban> out;
   for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
-    if (auto event = parse_event(reply.elements[i].str + " " + reply.elements[i + 1].str)) {
-      out.emplace(std::move(event->first), event->second);
-    }
+    auto event = read_event(reply.elements[i + 1].str);
+    // The field names the address too: a signed event filed under another is not believed.
+    if (event && event->first == reply.elements[i].str) out.emplace(std::move(event->first), event->second);
   }
   return out;
-}
-
-std::optional<std::pair<std::string, Ban>> BanLadder::parse_event(std::string_view payload) {
-  // Fan-out messages are untrusted input: strict format, bounded size.
-  if (payload.size() > 128) return std::nullopt;
-  auto sp1 = payload.find(' ');
-  if (sp1 == std::string_view::npos) return std::nullopt;
-  auto sp2 = payload.find(' ', sp1 + 1);
-  if (sp2 == std::string_view::npos) return std::nullopt;
-  std::string_view ip = payload.substr(0, sp1);
-  std::int64_t until = 0, step = 0;
-  if (!plausible_ip(ip) || !parse_i64(payload.substr(sp1 + 1, sp2 - sp1 - 1), until) ||
-      !parse_i64(payload.substr(sp2 + 1), step) || step < 1 || until < 0) {
-    return std::nullopt;
-  }
-  return std::make_pair(std::string(ip), Ban{from_unix(until), step});
 }
 
 }  // namespace mediagen::cache

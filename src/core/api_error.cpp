@@ -40,6 +40,7 @@ std::string_view to_string(Reason reason) {
     case Reason::source_file_unsupported: return "source_file_unsupported";
     case Reason::service_maintenance: return "service_maintenance";
     case Reason::idempotency_key_reused: return "idempotency_key_reused";
+    case Reason::too_many_unknown_keys: return "too_many_unknown_keys";
   }
   return "";
 }
@@ -55,7 +56,8 @@ int status_of(Reason reason) noexcept {
     case Reason::token_quota_exceeded:
     case Reason::limit_exceeded:
     case Reason::concurrency_limit_exceeded:
-    case Reason::policy_cooldown_active: return 429;
+    case Reason::policy_cooldown_active:
+    case Reason::too_many_unknown_keys: return 429;
     case Reason::insufficient_balance:
     case Reason::insufficient_funds:
     case Reason::insufficient_allowance:
@@ -182,6 +184,13 @@ ApiError ApiError::ip_banned(TimePoint banned_until, std::int64_t retry_after, s
 
 ApiError ApiError::rate_limited(std::int64_t retry_after) {
   ApiError e = refused(Reason::rate_limit_exceeded);
+  e.with("retry_after", retry_after);
+  e.headers.emplace_back("Retry-After", std::to_string(retry_after));
+  return e;
+}
+
+ApiError ApiError::too_many_unknown_keys(std::int64_t retry_after) {
+  ApiError e = refused(Reason::too_many_unknown_keys);
   e.with("retry_after", retry_after);
   e.headers.emplace_back("Retry-After", std::to_string(retry_after));
   return e;

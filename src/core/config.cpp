@@ -192,9 +192,13 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   num("MEDIAGEN_WS_ACTIVITY_TIMEOUT_SECONDS", c.ws_activity_timeout_seconds, 1, 3600);
   num("MEDIAGEN_WS_PONG_TIMEOUT_SECONDS", c.ws_pong_timeout_seconds, 1, 600);
   num("MEDIAGEN_WS_MAX_CONNECTIONS", c.ws_max_connections, 1, 10000000);
+  num("MEDIAGEN_WS_MAX_CONNECTIONS_PER_ADDRESS", c.ws_max_connections_per_address, 1, 10000000);
+  num("MEDIAGEN_UNKNOWN_KEY_BUDGET_PER_MINUTE", c.unknown_key_budget_per_minute, 0, 1000000);
   num("MEDIAGEN_WS_MAX_MESSAGE_BYTES", c.ws_max_message_bytes, 1024, 1024 * 1024);
   num("MEDIAGEN_WS_MAX_SUBSCRIPTIONS", c.ws_max_subscriptions, 1, 10000);
   if (auto v = getenv("MEDIAGEN_BAN_LADDER_SECONDS")) c.ban_ladder_seconds = parse_ladder("MEDIAGEN_BAN_LADDER_SECONDS", *v);
+  // A ban event's step is read back within [1, 1000] (cache::kMaxBanStep).
+  if (c.ban_ladder_seconds.size() > 1000) throw std::invalid_argument("MEDIAGEN_BAN_LADDER_SECONDS: at most 1000 steps");
   if (auto v = getenv("MEDIAGEN_POLICY_COOLDOWN_SECONDS")) c.policy_cooldown_seconds = parse_cooldown_ladder(*v);
   if (auto v = getenv("MEDIAGEN_TRUSTED_PROXIES")) c.trusted_proxies = split(*v, ',');
   if (c.redis_url.rfind("redis://", 0) != 0) {

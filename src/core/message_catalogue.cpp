@@ -119,6 +119,8 @@ constexpr std::array kCatalogue = std::to_array<Entry>({
      "Квота токенов этого API-ключа исчерпана."},
     {"errors.token_window_exceeded", "The token limit of this API key for the current period is reached.",
      "Лимит токенов этого API-ключа на текущий период исчерпан."},
+    {"errors.too_many_unknown_keys", "Too many unknown API keys from your address; retry after the time given.",
+     "Слишком много несуществующих API-ключей с вашего адреса; повторите после указанного времени."},
     {"errors.unavailable", "Service temporarily unavailable.", "Сервис временно недоступен."},
     {"errors.unsupported_media_type", "Unsupported content type.", "Неподдерживаемый тип содержимого."},
     {"gift_codes.cancelled", "Gift code cancelled; its cost is back on the reseller balance.",

@@ -88,7 +88,8 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
   if (ctx.route->access != Access::open) {
     auto authenticated = stages::authenticate_cached(ctx, deps_.keys, deps_.counters, now);
     if (!authenticated) {
-      Result<void> slow = co_await stages::authenticate_slow(ctx, deps_.keys, deps_.pool, deps_.counters, now);
+      Result<void> slow = co_await stages::authenticate_slow(ctx, deps_.keys, deps_.unknown_keys, deps_.pool,
+                                                                 deps_.counters, now);
       authenticated = std::move(slow);
     }
     if (!*authenticated) co_return fail(authenticated->error());

@@ -10,6 +10,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "address_slots.hpp"
 #include "fanout_message.hpp"
 #include "fanout_signature.hpp"
 #include "hub_core.hpp"
@@ -29,7 +30,10 @@ namespace {
 
 class Upgrade final : public http::UpgradeHandler {
  public:
-  explicit Upgrade(std::shared_ptr<HubCore> core) : core_(std::move(core)) {}
+  explicit Upgrade(std::shared_ptr<HubCore> core)
+      : core_(std::move(core)), slots_(std::make_shared<AddressSlots>(core_->options.max_connections_per_address)) {}
+
+  std::uint64_t address_refused() const { return slots_->refused(); }
 
   bool wants(std::string_view target) const override { return target.rfind("/app/", 0) == 0; }
 
@@ -48,20 +52,28 @@ class Upgrade final : public http::UpgradeHandler {
   void start_session(asio::ip::tcp::socket socket,
                      boost::beast::http::request<boost::beast::http::string_body> request,
                      const std::string& peer_ip) {
+    // Every X-Forwarded-For line, as the HTTP pipeline reads them (stages/client_ip.cpp).
+    std::vector<std::string_view> lines;
+    for (auto [it, end] = request.equal_range("X-Forwarded-For"); it != end; ++it) lines.push_back(it->value());
+    const std::string joined = http::join_header_lines(lines);
+    const std::string ip =
+        core_->hooks.client_ip
+            ? core_->hooks.client_ip(peer_ip, lines.empty() ? std::nullopt : std::optional<std::string_view>(joined))
+            : peer_ip;
     std::optional<std::string> refusal;
-    if (core_->hooks.refused) {
-      // Every X-Forwarded-For line, as the HTTP pipeline reads them (stages/client_ip.cpp).
-      std::vector<std::string_view> lines;
-      for (auto [it, end] = request.equal_range("X-Forwarded-For"); it != end; ++it) lines.push_back(it->value());
-      const std::string joined = http::join_header_lines(lines);
-      refusal = core_->hooks.refused(peer_ip, lines.empty() ? std::nullopt : std::optional<std::string_view>(joined));
+    if (core_->hooks.refused) refusal = core_->hooks.refused(ip);
+    std::unique_ptr<AddressSlots::Slot> slot;
+    if (!refusal) {
+      slot = slots_->take(ip);
+      if (!slot) refusal = "Too many connections from this address";
     }
     const auto serial = HubCore::new_serial();
     auto session = std::make_shared<PusherSession>(core_, std::move(socket), serial);
-    session->start(std::move(request), std::move(refusal));
+    session->start(std::move(request), std::move(refusal), std::move(slot));
   }
 
   std::shared_ptr<HubCore> core_;
+  std::shared_ptr<AddressSlots> slots_;
 };
 
 // Events for the other instances go out on a thread of its own, so a slow or absent Redis never
@@ -278,6 +290,7 @@ HubStats Hub::stats() const {
   return HubStats{.connections = core.session_count(),
                   .subscriptions = core.subscription_count(),
                   .delivered = core.delivered.load(),
+                  .address_refused = impl_->upgrade.address_refused(),
                   .fanout_dropped = core.fanout_dropped.load(),
                   .fanout_unsigned = core.fanout_unsigned.load(),
                   .publish_failed = core.publish_failed.load()};

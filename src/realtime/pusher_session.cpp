@@ -80,7 +80,9 @@ PusherSession::PusherSession(std::shared_ptr<HubCore> hub, asio::ip::tcp::socket
 
 PusherSession::~PusherSession() = default;
 
-void PusherSession::start(Request request, std::optional<std::string> refusal_reason) {
+void PusherSession::start(Request request, std::optional<std::string> refusal_reason,
+                          std::unique_ptr<AddressSlots::Slot> slot) {
+  address_slot_ = std::move(slot);
   websocket::stream_base::timeout timeouts{};
   // The handshake and the closing handshake must finish in time; idleness is the Pusher
   // protocol's business (activity_timeout, pusher:ping), checked by the hub's sweeper.
@@ -272,6 +274,7 @@ void PusherSession::finish() {
   }
   subs_.clear();
   grants_.clear();
+  address_slot_.reset();
   if (open_) hub_->remove_session(serial_);
   // Pending operations complete with errors and release their references to this socket.
   beast::error_code ignored;

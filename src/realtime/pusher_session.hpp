@@ -18,6 +18,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
+#include "address_slots.hpp"
 #include "hub_core.hpp"
 #include "mediagen/realtime/channel.hpp"
 #include "mediagen/realtime/grant.hpp"
@@ -33,8 +34,11 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   PusherSession(std::shared_ptr<HubCore> hub, boost::asio::ip::tcp::socket socket, std::uint64_t serial);
   ~PusherSession();
 
-  // A refusal (an IP ban) is told to the client after the handshake, with 4100 so that it backs off.
-  void start(Request request, std::optional<std::string> refusal = std::nullopt);
+  // A refusal (an IP ban, an address over its socket cap) is told to the client after the
+  // handshake, with 4100 so that it backs off. `slot` counts this socket against its address
+  // until the socket finishes.
+  void start(Request request, std::optional<std::string> refusal = std::nullopt,
+             std::unique_ptr<AddressSlots::Slot> slot = nullptr);
   boost::asio::any_io_executor executor() { return ws_.get_executor(); }
 
   // On the executor:
@@ -102,6 +106,7 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   boost::beast::flat_buffer buffer_;
   std::unique_ptr<Request> request_;  // only during the handshake
   std::uint64_t serial_;
+  std::unique_ptr<AddressSlots::Slot> address_slot_;
   std::vector<Frame> queue_;  // queue_[0] is in flight while writing_
   std::vector<Subscription> subs_;
   std::vector<Grant> grants_;  // granted on this instance, waiting for their subscribe

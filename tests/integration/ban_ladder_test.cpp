@@ -141,6 +141,22 @@ TEST_F(BanLadderTest, SkipsGarbageInTheBanHashWhileLoading) {
   EXPECT_TRUE(active.contains("198.51.100.10"));
 }
 
+TEST_F(BanLadderTest, BelievesOnlyBansSignedUnderTheSharedSecretWhileLoading) {
+  miss_until_banned("198.51.100.13", t0);
+  const cache::BanLadder forger(cache::BanLadderOptions{.prefix = prefix, .secret = "not the secret"});
+  const cache::Ban long_ban{t0 + 3600s, 1};
+  // Written straight into the hash by someone with Redis access: unsigned, signed under another
+  // secret, and a rightly signed event filed under another address.
+  redis->command({"HSET", prefix + "bans", "198.51.100.14", "1800003600 1"});
+  redis->command({"HSET", prefix + "bans", "198.51.100.15", forger.signed_event("198.51.100.15", long_ban)});
+  redis->command({"HSET", prefix + "bans", "198.51.100.16", ladder->signed_event("198.51.100.17", long_ban)});
+  const auto before = ladder->unsigned_events();
+  auto active = ladder->load_active(*redis, t0);
+  ASSERT_EQ(active.size(), 1u);
+  EXPECT_TRUE(active.contains("198.51.100.13"));
+  EXPECT_EQ(ladder->unsigned_events() - before, 1u) << "the entry signed under another secret";
+}
+
 TEST_F(BanLadderTest, PublishesEachBanToOtherInstances) {
   std::mutex mutex;
   std::condition_variable cv;
@@ -168,7 +184,7 @@ TEST_F(BanLadderTest, PublishesEachBanToOtherInstances) {
   const cache::Ban ban = miss_until_banned("198.51.100.12", t0);
   std::unique_lock lock(mutex);
   ASSERT_TRUE(cv.wait_for(lock, 5s, [&] { return !events.empty(); })) << "no ban event arrived";
-  auto parsed = cache::BanLadder::parse_event(events.front());
+  auto parsed = ladder->read_event(events.front());
   ASSERT_TRUE(parsed.has_value()) << events.front();
   EXPECT_EQ(parsed->first, "198.51.100.12");
   EXPECT_EQ(parsed->second.until, ban.until);

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "mediagen/auth/key_cache.hpp"
+#include "mediagen/auth/unknown_key_budget.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
 #include "mediagen/cache/local_rate.hpp"
 #include "mediagen/cache/subscriber.hpp"
@@ -26,6 +27,7 @@
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/config.hpp"
 #include "mediagen/core/counters.hpp"
+#include "mediagen/core/signed_message.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/engines/espeak_engine.hpp"
 #include "mediagen/engines/music_engine.hpp"
@@ -96,6 +98,7 @@ class App {
   workers::WorkerPoolOptions worker_options_with_hooks();
   void work_queued(cache::Redis& redis);
   void on_fanout(std::string_view channel, std::string_view payload);
+  void on_key_invalidation(std::string_view payload);
   void on_fanout_connected();
   // The routes and the metrics' gauges (app_routes.cpp).
   void register_routes(const AppOptions& options);
@@ -116,6 +119,7 @@ class App {
   cache::BanLadder ladder_;
   cache::LocalRateWindows local_rates_;
   auth::KeyCache keys_;
+  auth::UnknownKeyBudget unknown_keys_;  // lookups of keys that do not exist, per client address
   catalog::CatalogueCache catalogue_;  // the AI model catalogue, dropped on a change announced on Redis
   const realtime::ChannelSigner channel_signer_;
   realtime::Hub hub_;
@@ -136,6 +140,10 @@ class App {
   workers::WorkerPool workers_;
   // Bans, key invalidations, queued work and realtime events of every instance, through Redis.
   cache::Subscriber subscriber_;
+  // Key invalidations are signed by whoever publishes them (the operator CLI); unsigned ones are
+  // dropped and counted (mediagen_key_invalidations_unsigned_total).
+  const MessageSigner invalidations_;
+  std::atomic<std::uint64_t> invalidations_unsigned_{0};
   std::atomic<bool> bans_loaded_{false};
   // Queued-work announces are skipped until then (clock ticks) after one failed (work_queued).
   static constexpr std::chrono::seconds kAnnounceRest{2};

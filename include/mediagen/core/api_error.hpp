@@ -61,6 +61,9 @@ enum class Reason {
   service_maintenance,
   // Beyond the spec: an Idempotency-Key reused with a different request (409).
   idempotency_key_reused,
+  // Beyond the spec, in the 429 family: the client address used up its lookups of unknown keys
+  // for this minute (MEDIAGEN_UNKNOWN_KEY_BUDGET_PER_MINUTE).
+  too_many_unknown_keys,
 };
 
 std::string_view to_string(Reason reason);
@@ -113,6 +116,8 @@ struct ApiError {
   static ApiError ip_banned(TimePoint banned_until, std::int64_t retry_after, std::int64_t step,
                             std::vector<std::int64_t> ladder_seconds);
   static ApiError rate_limited(std::int64_t retry_after);
+  // 429 too_many_unknown_keys: before any lookup; with retry_after and Retry-After.
+  static ApiError too_many_unknown_keys(std::int64_t retry_after);
   // 429 token_quota_exceeded (spec 8.1): a token window of the key ("per_minute" ... "per_month")
   // has no room for `requested` until reset_at; with Retry-After.
   static ApiError token_window_exceeded(std::string window, std::int64_t limit, std::int64_t used,

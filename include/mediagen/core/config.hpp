@@ -86,6 +86,9 @@ struct Config {
   std::int64_t ban_threshold = 20;
   std::int64_t ban_window_seconds = 600;
   std::vector<std::string> trusted_proxies;
+  // Lookups of keys that do not exist, per client address and minute; past it 429 before the
+  // lookup (0: no budget).
+  std::int64_t unknown_key_budget_per_minute = 60;
 
   std::size_t max_connections = 10000;
   std::size_t header_limit_bytes = 8192;
@@ -100,6 +103,7 @@ struct Config {
   std::int64_t ws_activity_timeout_seconds = 120;
   std::int64_t ws_pong_timeout_seconds = 30;
   std::size_t ws_max_connections = 100000;
+  std::size_t ws_max_connections_per_address = 1000;  // open sockets per client address
   std::size_t ws_max_message_bytes = 10240;
   std::size_t ws_max_subscriptions = 100;
 

@@ -4,7 +4,8 @@
 //   1 ip_ban       in-process ban list, before anything else -> 429 ip_banned
 //   2 route_match  404 endpoint_not_found (+ a miss on the ban ladder) | 405 with Allow
 //   3 body_size    declared body over the route's cap -> 413 before the body is read
-//   4 authenticate X-API-KEY only; key cache, PostgreSQL on a miss -> 401
+//   4 authenticate X-API-KEY only; key cache, PostgreSQL on a miss -> 401; an address past its
+//                  budget of unknown keys -> 429 too_many_unknown_keys before the lookup
 //     exists_for   a route that exists only for some accounts -> the 404 of an unknown path
 //                  (not counted toward the ban ladder)
 //   5 authorize    the route's permission -> 403, before any logic
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "mediagen/auth/key_cache.hpp"
+#include "mediagen/auth/unknown_key_budget.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
 #include "mediagen/cache/local_rate.hpp"
 #include "mediagen/core/clock.hpp"
@@ -47,6 +49,7 @@ struct PipelineDeps {
   cache::BanList& bans;
   const cache::BanLadder& ladder;
   auth::KeyCache& keys;
+  auth::UnknownKeyBudget& unknown_keys;  // failed lookups per client address
   db::BlockingPool& pool;
   InfraCounters& counters;
   cache::LocalRateWindows& local_rates;  // request windows while Redis cannot be asked

@@ -45,6 +45,9 @@ struct HubOptions {
   std::chrono::seconds activity_timeout{120};
   std::chrono::seconds pong_timeout{30};
   std::size_t max_connections = 100000;   // beyond it: 4100, the client backs off
+  // Open sockets (handshakes included) from one client address; beyond it 4100 too. High enough
+  // for an office behind one NAT, low enough that one address cannot take the instance.
+  std::size_t max_connections_per_address = 1000;
   std::size_t max_message_bytes = 10240;  // Pusher's own message cap; larger frames close with 1009
   std::size_t max_subscriptions = 100;    // per socket
   std::size_t max_queued_frames = 1024;   // a consumer this far behind is closed (4100)
@@ -67,16 +70,18 @@ struct HubHooks {
   // The same answer from the key cache, or nullopt when the cache does not hold the key. Called on
   // the I/O thread: must not block.
   std::function<std::optional<bool>(const crypto::Sha256Digest&)> key_cached;
-  // A reason to refuse a new socket from this peer (an IP ban), or nullopt; given the peer's
-  // address and its X-Forwarded-For header. Must not block.
-  std::function<std::optional<std::string>(std::string_view peer, std::optional<std::string_view> forwarded_for)>
-      refused;
+  // The client's address from the peer's and its X-Forwarded-For header (the HTTP pipeline's
+  // rule for trusted proxies); without it, the peer's. Must not block.
+  std::function<std::string(std::string_view peer, std::optional<std::string_view> forwarded_for)> client_ip;
+  // A reason to refuse a new socket from this client address (an IP ban), or nullopt. Must not block.
+  std::function<std::optional<std::string>(std::string_view client_ip)> refused;
 };
 
 struct HubStats {
   std::size_t connections = 0;
   std::size_t subscriptions = 0;
   std::uint64_t delivered = 0;          // frames queued to sockets
+  std::uint64_t address_refused = 0;    // sockets refused for max_connections_per_address
   std::uint64_t fanout_dropped = 0;     // malformed messages on the fan-out channel
   std::uint64_t fanout_unsigned = 0;    // fan-out messages without a valid signature
   std::uint64_t publish_failed = 0;     // events that could not be sent to Redis

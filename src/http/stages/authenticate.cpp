@@ -58,19 +58,28 @@ std::optional<Result<void>> authenticate_cached(RequestContext& ctx, const auth:
   return admit(ctx, std::move(*cached), now);
 }
 
-awaitable<Result<void>> authenticate_slow(RequestContext& ctx, auth::KeyCache& keys, db::BlockingPool& pool,
-                                          InfraCounters& counters, TimePoint now) {
+awaitable<Result<void>> authenticate_slow(RequestContext& ctx, auth::KeyCache& keys, auth::UnknownKeyBudget& budget,
+                                          db::BlockingPool& pool, InfraCounters& counters, TimePoint now) {
   // Reached only after authenticate_cached, which refused every key of the wrong shape.
   auto key = key_text(ctx);
   if (!key) co_return ApiError::api_key_missing();
   const auto digest = crypto::sha256(*key);
+  // An address that keeps presenting keys nobody issued waits, before PostgreSQL is asked.
+  if (const auto wait = budget.refusal(ctx.client_ip, digest, now); wait > 0) {
+    co_return ApiError::too_many_unknown_keys(wait);
+  }
   counters.key_cache_misses.fetch_add(1, std::memory_order_relaxed);
   // Taken before the read: an invalidation that lands while it runs keeps its answer out.
   const auto ticket = keys.begin_read();
   auto lookup = [digest](db::Resources& r) { return auth::find_key_by_hash(r.db, digest); };
   auto found = co_await pool.run(std::move(lookup));
   std::shared_ptr<const auth::Principal> principal;
-  if (found) principal = std::make_shared<const auth::Principal>(std::move(*found));
+  if (found) {
+    principal = std::make_shared<const auth::Principal>(std::move(*found));
+    budget.found(digest);
+  } else {
+    budget.not_found(ctx.client_ip, now);
+  }
   keys.put(digest, principal, ticket);
   co_return admit(ctx, std::move(principal), now);
 }

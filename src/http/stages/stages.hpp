@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/auth/key_cache.hpp"
+#include "mediagen/auth/unknown_key_budget.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
 #include "mediagen/cache/local_rate.hpp"
 #include "mediagen/core/api_error.hpp"
@@ -52,8 +53,9 @@ Result<void> check_body_size(const RequestContext& ctx, const Exchange& exchange
 // The key from the in-process cache, no I/O: nullopt on a cache miss (then authenticate_slow).
 std::optional<Result<void>> authenticate_cached(RequestContext& ctx, const auth::KeyCache& keys,
                                                 InfraCounters& counters, TimePoint now);
-awaitable<Result<void>> authenticate_slow(RequestContext& ctx, auth::KeyCache& keys, db::BlockingPool& pool,
-                                          InfraCounters& counters, TimePoint now);
+// Past the client address's budget of unknown keys, 429 too_many_unknown_keys before the lookup.
+awaitable<Result<void>> authenticate_slow(RequestContext& ctx, auth::KeyCache& keys, auth::UnknownKeyBudget& budget,
+                                          db::BlockingPool& pool, InfraCounters& counters, TimePoint now);
 
 Result<void> authorize(const RequestContext& ctx);
 

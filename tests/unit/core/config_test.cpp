@@ -71,6 +71,16 @@ TEST(Config, UsesTheDocumentedDefaults) {
   EXPECT_EQ(c.shutdown_grace_seconds, 20);
   EXPECT_EQ(c.log_level, "info");
   EXPECT_GE(c.workers, 1);
+  EXPECT_EQ(c.unknown_key_budget_per_minute, 60);
+  EXPECT_EQ(c.ws_max_connections_per_address, 1000u);
+}
+
+TEST(Config, ReadsThePerAddressBudgets) {
+  const Config c = from({{"MEDIAGEN_UNKNOWN_KEY_BUDGET_PER_MINUTE", "0"}, {"MEDIAGEN_WS_MAX_CONNECTIONS_PER_ADDRESS", "7"}});
+  EXPECT_EQ(c.unknown_key_budget_per_minute, 0);
+  EXPECT_EQ(c.ws_max_connections_per_address, 7u);
+  EXPECT_THAT(refusal({{"MEDIAGEN_UNKNOWN_KEY_BUDGET_PER_MINUTE", "-1"}}), HasSubstr("MEDIAGEN_UNKNOWN_KEY_BUDGET_PER_MINUTE"));
+  EXPECT_THAT(refusal({{"MEDIAGEN_WS_MAX_CONNECTIONS_PER_ADDRESS", "0"}}), HasSubstr("MEDIAGEN_WS_MAX_CONNECTIONS_PER_ADDRESS"));
 }
 
 TEST(Config, ReadsEveryDocumentedOverride) {
@@ -168,6 +178,9 @@ TEST(Config, NamesTheVariableOfAnInvalidBanLadder) {
   EXPECT_THAT(refusal({{"MEDIAGEN_BAN_LADDER_SECONDS", "300,0"}}), HasSubstr("MEDIAGEN_BAN_LADDER_SECONDS"));
   EXPECT_THAT(refusal({{"MEDIAGEN_BAN_LADDER_SECONDS", ""}}), HasSubstr("MEDIAGEN_BAN_LADDER_SECONDS"));
   EXPECT_THAT(refusal({{"MEDIAGEN_BAN_LADDER_SECONDS", ",,"}}), HasSubstr("MEDIAGEN_BAN_LADDER_SECONDS"));
+  std::string rungs = "1";
+  for (int i = 1; i < 1001; ++i) rungs += ",1";
+  EXPECT_THAT(refusal({{"MEDIAGEN_BAN_LADDER_SECONDS", rungs}}), HasSubstr("MEDIAGEN_BAN_LADDER_SECONDS"));
 }
 
 TEST(Config, NamesTheVariableOfAnInvalidPolicyCooldownLadder) {

@@ -42,7 +42,7 @@ TEST(MessageCatalogue, HasBothTextsForEveryMessageAnApiErrorCarries) {
       ApiError::header_too_large(),      ApiError::bad_request(),
       ApiError::unsupported_media_type(), ApiError::internal_error("x"),
       ApiError::unavailable("x"),        ApiError::rate_limited(3),
-      ApiError::ip_banned(TimePoint{}, 1, 1, {300}),
+      ApiError::ip_banned(TimePoint{}, 1, 1, {300}),  ApiError::too_many_unknown_keys(7),
       ApiError::endpoint_not_found("GET", "/x", "d", "v", 1, 20, 10),
   };
   for (const auto& e : errors) {

@@ -226,7 +226,8 @@ TEST(ApiError, ARefusalTakesItsStatusFromTheSpecsTable) {
              Reason::content_blocked, Reason::input_expired, Reason::retry_config_outdated, Reason::service_not_found,
              Reason::template_model_outdated, Reason::source_file_required, Reason::source_file_unsupported}},
       {429, {Reason::rate_limit_exceeded, Reason::token_quota_exceeded, Reason::limit_exceeded,
-             Reason::concurrency_limit_exceeded, Reason::policy_cooldown_active, Reason::ip_banned}},
+             Reason::concurrency_limit_exceeded, Reason::policy_cooldown_active, Reason::ip_banned,
+             Reason::too_many_unknown_keys}},
       {503, {Reason::service_maintenance}},
   };
   for (const auto& [status, reasons] : table) {
