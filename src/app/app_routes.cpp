@@ -152,9 +152,11 @@ void App::add_gauges() {
     out += gauge("mediagen_blocking_pool_busy", "gauge", "Blocking-pool threads running a job.", blocking_.busy());
     out += gauge("mediagen_blocking_pool_queued", "gauge", "Jobs waiting for a blocking-pool thread.", blocking_.queued());
     out += gauge("mediagen_upload_budget_bytes", "gauge", "What uploads being read at once may hold (MEDIAGEN_UPLOAD_BUDGET_BYTES).",
-                 pipeline_.uploads().capacity());
-    out += gauge("mediagen_upload_budget_in_use_bytes", "gauge", "Upload bytes taken by bodies being read now.",
-                 pipeline_.uploads().in_use());
+                 pipeline_.uploads().budget.capacity());
+    out += gauge("mediagen_upload_budget_in_use_bytes", "gauge",
+                 "Upload bytes held by bodies being read now (taken as they arrive).", pipeline_.uploads().budget.in_use());
+    out += gauge("mediagen_uploads_in_progress", "gauge", "Uploads (multipart bodies) of any key being read now.",
+                 pipeline_.uploads().slots.open());
   });
   metrics_.add_gauge_source([this](std::string& out) { render_worker_metrics(workers_.stats(), out); });
   metrics_.add_gauge_source([this](std::string& out) {

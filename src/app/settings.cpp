@@ -118,7 +118,11 @@ http::PipelineOptions pipeline_options(const Config& config) {
           .docs_url = config.not_found_docs_url(),
           .developers_url = config.not_found_developers_url(),
           .redis_prefix = config.redis_prefix,
-          .upload_budget_bytes = config.upload_budget_bytes};
+          .uploads = {.budget_bytes = config.upload_budget_bytes,
+                      .per_key = config.uploads_per_key,
+                      .pace = {.min_bytes_per_second = static_cast<std::uint64_t>(config.upload_min_rate),
+                               .window = std::chrono::seconds(config.upload_rate_window_seconds),
+                               .grace = std::chrono::seconds(config.upload_grace_seconds)}}};
 }
 
 http::ServerOptions public_server_options(const Config& config, http::UpgradeHandler& upgrade) {

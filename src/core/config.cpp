@@ -186,6 +186,10 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   num("MEDIAGEN_HEADER_LIMIT_BYTES", c.header_limit_bytes, 1024, 1024 * 1024);
   num("MEDIAGEN_BODY_LIMIT_BYTES", c.body_limit_bytes, 1024, std::int64_t{1} << 32);
   num("MEDIAGEN_UPLOAD_BUDGET_BYTES", c.upload_budget_bytes, std::int64_t{1} << 20, std::int64_t{1} << 40);
+  num("MEDIAGEN_UPLOADS_PER_KEY", c.uploads_per_key, 1, 1000);
+  num("MEDIAGEN_UPLOAD_MIN_RATE", c.upload_min_rate, 0, std::int64_t{1} << 30);
+  num("MEDIAGEN_UPLOAD_RATE_WINDOW_SECONDS", c.upload_rate_window_seconds, 1, 3600);
+  num("MEDIAGEN_UPLOAD_GRACE_SECONDS", c.upload_grace_seconds, 0, 3600);
   num("MEDIAGEN_READ_TIMEOUT_SECONDS", c.read_timeout_seconds, 1, 3600);
   num("MEDIAGEN_IDLE_TIMEOUT_SECONDS", c.idle_timeout_seconds, 1, 86400);
   num("MEDIAGEN_SHUTDOWN_GRACE_SECONDS", c.shutdown_grace_seconds, 0, 3600);

@@ -206,9 +206,11 @@ class SessionExchange final : public Exchange {
   }
 
   // An upload is paced like a download (see ServerOptions): every read must bring bytes within
-  // the stall time, the whole body must come within slack + size / minimum rate. Each piece is
-  // handed over and dropped, so one read's worth is held at a time.
-  asio::awaitable<BodyStatus> read_body_pieces(std::size_t limit, BodyPieceSink sink) override {
+  // the stall time, the whole body must come within slack + size / minimum rate, and no wait may
+  // outlast the caller's patience. Each piece is handed over and dropped, so one read's worth is
+  // held at a time. A deadline that passes ends the reading with timed_out.
+  asio::awaitable<BodyStatus> read_body_pieces(std::size_t limit, BodyPieceSink sink,
+                                               BodyPatience patience = {}) override {
     if (parser_.is_done()) co_return BodyStatus::ok;
     const SteadyMs start = steady_ms();
     const std::uint64_t size = parser_.content_length().value_or(limit);
@@ -218,11 +220,15 @@ class SessionExchange final : public Exchange {
       co_return started;
     }
     while (!parser_.is_done()) {
-      conn_.arm(std::min(steady_ms() + pacing_.stall_ms, cap));
+      const SteadyMs now = steady_ms();
+      SteadyMs until = std::min(now + pacing_.stall_ms, cap);
+      if (patience) until = std::min(until, now + patience().count());
+      if (until <= now) co_return BodyStatus::timed_out;
+      conn_.arm(until);
       auto [ec, n] = co_await bhttp::async_read_some(conn_.socket(), buffer_, parser_, use_tuple);
       conn_.disarm();
       if (ec == bhttp::error::body_limit) co_return BodyStatus::too_large;
-      if (ec && ec != bhttp::error::need_buffer) co_return BodyStatus::failed;
+      if (ec && ec != bhttp::error::need_buffer) co_return steady_ms() >= until ? BodyStatus::timed_out : BodyStatus::failed;
       std::string& body = parser_.get().body();
       if (body.empty()) continue;
       const bool more = sink(body);

@@ -14,12 +14,16 @@ Each body gets its documented refusal and changes nothing (no ledger row, no ord
 A WAV whose header declares ten hours but carries one megabyte is searched within the 60-second
 cap; a 10-minute MP3 is flagged truncated. After every case has run three times the server's RSS
 is back within 10 % (plus a small absolute margin) of its level after the first round, and it never
-answered 5xx. The upload budget refuses an upload that does not fit beside another with 503 and
-Retry-After, and takes the next one once the first ended."""
+answered 5xx. The upload budget holds what uploads sent (not what they declared), refuses an upload
+that does not fit beside another with 503 and Retry-After, and takes the next one once the first
+ended. Nine slow uploads (the 512 MiB budget declared) do not keep a normal one out: it is read,
+and they are cut with 408 once grace and window have passed; a key's third upload at once is 429
+before its body is read."""
 
 import os
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -218,15 +222,13 @@ class UploadBudgetTests(OrderFixtures, E2ETestCase):
 
     def test_an_upload_that_does_not_fit_beside_another_is_503_until_the_first_ends(self):
         _, key = self.account(balance=100_000)
-        head = lambda size: (b"POST " + (API + "/orders").encode() + b" HTTP/1.1\r\nHost: x\r\nX-API-KEY: " +  # noqa: E731
-                             key.encode() + b"\r\nContent-Type: " + CT.encode() +
-                             b"\r\nContent-Length: " + str(size).encode() + b"\r\n\r\n")
         # Complete, but too large to fit beside the slow one: PNG bytes, refused by content when read.
         second = ORDER.form([("b.wav", PNG + b"\x00" * 700_000)])
         with self.server.raw(timeout=10) as slow:
-            slow.send(head(1_500_000) + part(b"task_type", b"voice_search"))
-            # Once the slow body holds its share, the second does not fit beside it.
-            self.assertTrue(poll(lambda: self.upload_bytes_in_use() == 1_500_000, timeout=10), self.server.metrics())
+            # The slow one holds what it sent, not what it declared.
+            held = part(b"task_type", b"voice_search") + file_head(b"input_files[]") + b"\x00" * 1_500_000
+            slow.send(upload_head(ORDER.path, key, 3_000_000) + held)
+            self.assertTrue(poll(lambda: self.upload_bytes_in_use() == len(held), timeout=10), self.server.metrics())
             r = self.server.api("POST", "/orders", key, headers={"Content-Type": CT}, body=second)
             self.assertEqual(r.status, 503, r)
             self.assertEqual(r.body.get("success"), False, r)
@@ -240,6 +242,136 @@ class UploadBudgetTests(OrderFixtures, E2ETestCase):
     def upload_bytes_in_use(self) -> float:
         return metric_sum(self.server.metrics(), "mediagen_upload_budget_in_use_bytes")
 
+
+def upload_head(path, key, length, expect_continue=False):
+    return (b"POST " + (API + path).encode() + b" HTTP/1.1\r\nHost: x\r\nX-API-KEY: " + key.encode() +
+            b"\r\nContent-Type: " + CT.encode() + b"\r\nContent-Length: " + str(length).encode() +
+            (b"\r\nExpect: 100-continue" if expect_continue else b"") + b"\r\n\r\n")
+
+
+def file_head(name, filename=b"slow.wav"):
+    return (b"--" + BOUNDARY + b'\r\nContent-Disposition: form-data; name="' + name + b'"; filename="' + filename +
+            b'"\r\nContent-Type: audio/wav\r\n\r\n')
+
+
+class Trickle:
+    """Sends one byte to each connection every half second until stopped: slow enough for any
+    minimum rate, fast enough that the server's stall timer never fires."""
+
+    def __init__(self, conns):
+        self.conns, self.stop = conns, threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.stop.wait(0.5):
+            for c in self.conns:
+                c.send(b"\x00")
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(timeout=5)
+
+
+# The nine slow uploads of the finding: each declares a ninth of the 512 MiB default budget.
+SLOW_DECLARED = (512 << 20) // 9
+GRACE, WINDOW = 4, 3
+
+
+class SlowUploadTests(OrderFixtures, E2ETestCase):
+    """Uploads that cannot starve others: the budget is taken as bytes arrive, a key has at most
+    MEDIAGEN_UPLOADS_PER_KEY (2) uploads being read, and an upload slower than
+    MEDIAGEN_UPLOAD_MIN_RATE (16 KiB/s) over MEDIAGEN_UPLOAD_RATE_WINDOW_SECONDS after
+    MEDIAGEN_UPLOAD_GRACE_SECONDS is cut with 408 (small windows here, the default budget)."""
+
+    server_env = {"MEDIAGEN_UPLOAD_GRACE_SECONDS": str(GRACE), "MEDIAGEN_UPLOAD_RATE_WINDOW_SECONDS": str(WINDOW)}
+
+    @classmethod
+    def prepare(cls):
+        cls.h.cli("admin", "seed-demo", "--skip-voice-features")
+        cls.wav = speech_wav(2)
+
+    def metric(self, name) -> float:
+        return metric_sum(self.server.metrics(), name)
+
+    def start_slow(self, conn, path, key, first):
+        """The head with Expect: 100-continue; once the server says go (its checks passed and it
+        reads the body), the first bytes of the body."""
+        conn.send(upload_head(path, key, SLOW_DECLARED, expect_continue=True))
+        r = conn.read_response(timeout=10)
+        self.assertEqual(r.status, 100, r)
+        conn.send(first)
+
+    def test_nine_slow_uploads_beside_a_normal_one(self):
+        keys = [self.account()[1] for _ in range(5)]
+        _, normal_key = self.account()
+        first = part(b"name", b"Slow") + file_head(b"files[]")
+        conns = [self.server.raw(timeout=10) for _ in range(9)]
+        try:
+            for i, c in enumerate(conns):
+                self.start_slow(c, CLONE.path, keys[i // 2], first)
+            # Nine uploads are being read; a tenth, at a normal pace, is read beside them.
+            r = self.server.api("POST", CLONE.path, normal_key, headers={"Content-Type": CT},
+                                body=CLONE.form([("voice.wav", self.wav)]))
+            self.assertEqual(r.status, 201, r)
+            self.assertEqual(r.body["data"]["status"], "pending", r)
+            # The nine hold what they sent, not the 512 MiB they declared.
+            self.assertTrue(poll(lambda: self.metric("mediagen_upload_budget_in_use_bytes") == 9 * len(first),
+                                 timeout=10), self.server.metrics())
+            self.assertEqual(self.metric("mediagen_uploads_in_progress"), 9)
+            with Trickle(conns):
+                # Below 16 KiB/s once grace and window have passed: each slow one is cut.
+                for c in conns:
+                    slow = c.read_response(timeout=GRACE + WINDOW + 10)
+                    self.assertIsNotNone(slow)
+                    self.assertEqual(slow.status, 408, slow)
+                    self.assertEqual(slow.json(), {"success": False, "message":
+                                     "The upload arrived too slowly and was stopped; send it again on a faster connection."})
+                    self.assertEqual(slow.headers.get("connection"), "close", slow)
+                for c in conns:
+                    self.assertIsNotNone(c.wait_closed(10), "a cut upload's connection stayed open")
+        finally:
+            for c in conns:
+                c.close()
+        self.assertTrue(poll(lambda: self.metric("mediagen_uploads_in_progress") == 0, timeout=10))
+        self.assertEqual(self.metric("mediagen_upload_budget_in_use_bytes"), 0)
+        self.assertServerAlive()
+
+    def test_a_third_upload_of_one_key_is_refused_before_its_body_is_read(self):
+        user, key = self.account(balance=100_000)
+        other = self.h.create_key(user["id"], preset="full")["key"]
+        first = part(b"task_type", b"voice_search") + file_head(b"input_files[]")
+        a, b = self.server.raw(timeout=10), self.server.raw(timeout=10)
+        try:
+            self.start_slow(a, ORDER.path, key, first)
+            self.start_slow(b, ORDER.path, key, first)
+            with self.server.raw(timeout=10) as third:
+                # Refused instead of "100 Continue": not a byte of the body is wanted.
+                third.send(upload_head(ORDER.path, key, 1000, expect_continue=True))
+                r = third.read_response(timeout=10)
+                self.assertEqual(r.status, 429, r)
+                self.assertEqual(r.json(), {"success": False,
+                                            "message": "This API key already has as many uploads in progress as it "
+                                                       "may; retry when one ends.",
+                                            "reason": "rate_limit_exceeded", "error_code": "rate_limit_exceeded",
+                                            "retry_after": 5, "uploads_per_key": 2})
+                self.assertEqual(r.headers.get("retry-after"), "5", r)
+            # Another key of the same account is not held back; the upload is read and judged.
+            png = ORDER.form([("b.wav", PNG)])
+            r = self.server.api("POST", ORDER.path, other, headers={"Content-Type": CT}, body=png)
+            self.assertEqual((r.status, r.body.get("reason")), (422, "source_file_unsupported"), r)
+            a.close()
+            # One of the key's uploads ended (the other may have been cut for its pace by now): the
+            # key's next one is read.
+            self.assertTrue(poll(lambda: self.metric("mediagen_uploads_in_progress") < 2, timeout=10))
+            r = self.server.api("POST", ORDER.path, key, headers={"Content-Type": CT}, body=png)
+            self.assertEqual((r.status, r.body.get("reason")), (422, "source_file_unsupported"), r)
+        finally:
+            a.close()
+            b.close()
 
 if __name__ == "__main__":
     unittest.main()

@@ -95,6 +95,13 @@ struct Config {
   std::size_t body_limit_bytes = 1024 * 1024;
   // Memory all multipart uploads being read at once may hold together (503 beyond it).
   std::size_t upload_budget_bytes = std::size_t{512} << 20;
+  // Uploads one key may have being read at once (429 too_many_uploads beyond it), and the pace an
+  // upload must keep: after the grace, at least this many bytes a second averaged over the window
+  // (408 upload_too_slow below it; 0 turns the minimum off).
+  std::size_t uploads_per_key = 2;
+  std::int64_t upload_min_rate = 16 * 1024;
+  std::int64_t upload_rate_window_seconds = 30;
+  std::int64_t upload_grace_seconds = 10;
   std::int64_t read_timeout_seconds = 10;
   std::int64_t idle_timeout_seconds = 60;
   std::int64_t shutdown_grace_seconds = 20;

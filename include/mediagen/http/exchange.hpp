@@ -1,5 +1,6 @@
 #pragma once
 // The seam between the connection (session.cpp, Beast) and whatever answers requests.
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <string_view>
@@ -11,10 +12,13 @@
 namespace mediagen::http {
 
 // stopped: the piece sink refused a piece, so the rest was not read (the connection then closes).
-enum class BodyStatus { ok, too_large, failed, stopped };
+// timed_out: the body stopped coming in time (a stall, the whole body's cap, or the patience).
+enum class BodyStatus { ok, too_large, failed, stopped, timed_out };
 
 // Takes one piece of a body as it arrives; false stops the reading.
 using BodyPieceSink = std::function<bool(std::string_view piece)>;
+// Asked before each wait for a piece: how long the reader may still wait for one.
+using BodyPatience = std::function<std::chrono::milliseconds()>;
 
 class Exchange {
  public:
@@ -27,9 +31,11 @@ class Exchange {
   // Reads the whole body, refusing more than `limit` bytes; sends "100 Continue" when asked.
   virtual boost::asio::awaitable<BodyStatus> read_body(std::size_t limit) = 0;
   // Reads the body piece by piece into `sink`, never holding more than one piece (uploads); the
-  // same limit as read_body. The body is not kept: request().body() stays empty. This default
+  // same limit as read_body. The body is not kept: request().body() stays empty. A wait for a
+  // piece longer than `patience` (when given) ends the reading with timed_out. This default
   // reads it whole first (test exchanges); the server's exchange streams.
-  virtual boost::asio::awaitable<BodyStatus> read_body_pieces(std::size_t limit, BodyPieceSink sink) {
+  virtual boost::asio::awaitable<BodyStatus> read_body_pieces(std::size_t limit, BodyPieceSink sink,
+                                                              BodyPatience /*patience*/ = {}) {
     BodyStatus status = co_await read_body(limit);
     if (status != BodyStatus::ok) co_return status;
     if (std::string_view body = request().body(); !body.empty() && !sink(body)) co_return BodyStatus::stopped;

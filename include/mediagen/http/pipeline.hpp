@@ -10,7 +10,8 @@
 //                  (not counted toward the ban ladder)
 //   5 authorize    the route's permission -> 403, before any logic
 //   6 rate_limit   the key's request windows, one Redis round trip -> 429
-//   7 body         read the body, parse JSON -> 413 / 422
+//   7 body         read the body, parse JSON -> 413 / 422; an upload: per-key cap -> 429, budget
+//                  -> 503, pace -> 408
 //   8 handler      then the envelope
 #include <optional>
 #include <string>
@@ -26,7 +27,7 @@
 #include "mediagen/http/exchange.hpp"
 #include "mediagen/http/metrics.hpp"
 #include "mediagen/http/router.hpp"
-#include "mediagen/http/upload_budget.hpp"
+#include "mediagen/http/uploads.hpp"
 
 namespace mediagen::db {
 class BlockingPool;
@@ -39,7 +40,7 @@ struct PipelineOptions {
   std::string docs_url;
   std::string developers_url;
   std::string redis_prefix;
-  std::size_t upload_budget_bytes = std::size_t{512} << 20;  // every multipart body being read at once
+  UploadOptions uploads;
 };
 
 struct PipelineDeps {
@@ -58,17 +59,17 @@ struct PipelineDeps {
 class Pipeline final : public ExchangeHandler {
  public:
   Pipeline(PipelineDeps deps, PipelineOptions options)
-      : deps_(deps), options_(std::move(options)), uploads_(options_.upload_budget_bytes) {}
+      : deps_(deps), options_(std::move(options)), uploads_(options_.uploads, deps_.clock) {}
 
   boost::asio::awaitable<Response> handle(Exchange& exchange) override;
   Response refuse(int status) override;
-  const UploadBudget& uploads() const noexcept { return uploads_; }
+  const Uploads& uploads() const noexcept { return uploads_; }
 
  private:
   boost::asio::awaitable<Response> run(Exchange& exchange, struct RequestContext& ctx);
   PipelineDeps deps_;
   PipelineOptions options_;
-  UploadBudget uploads_;
+  Uploads uploads_;
 };
 
 // The client's address: the peer; or, when the peer is a trusted proxy, the rightmost

@@ -17,7 +17,7 @@
 #include "mediagen/http/exchange.hpp"
 #include "mediagen/http/route.hpp"
 #include "mediagen/http/router.hpp"
-#include "mediagen/http/upload_budget.hpp"
+#include "mediagen/http/uploads.hpp"
 #include "json_body.hpp"
 
 namespace mediagen::http::stages {
@@ -64,17 +64,18 @@ Result<void> authorize(const RequestContext& ctx);
 awaitable<Result<void>> rate_limit(RequestContext& ctx, db::BlockingPool& pool, cache::LocalRateWindows& local,
                                    const std::string& prefix, TimePoint now);
 
-// Reads the body within the route's cap and, for JSON routes, parses it into `json`.
 // Reads the body: JSON into `json` (JSON routes), or, on a multipart route with a
-// multipart/form-data Content-Type, its parts into `form` as the bytes arrive.
-// A multipart body first takes its size from `uploads` (503 when it does not fit) and keeps it in
-// `lease` until the request ends.
+// multipart/form-data Content-Type, its parts into `form` as the bytes arrive. An upload first
+// takes a slot of its key (429 too_many_uploads when the key has its share being read), then
+// grows a lease on the budget with every piece (503 when a piece does not fit), and is cut with
+// 408 upload_too_slow when it falls below the pace; slot and lease last until the request ends.
 struct BodyTarget {
   std::optional<nlohmann::json> json;
   std::optional<MultipartForm> form;
+  std::optional<UploadSlots::Slot> slot;
   std::optional<UploadBudget::Lease> lease;
 };
-awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, BodyTarget& target, UploadBudget& uploads);
+awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, BodyTarget& target, Uploads& uploads);
 
 // Text from outside must be valid UTF-8 without control characters (C0 but TAB, LF, CR; DEL):
 // PostgreSQL cannot store U+0000 and nothing meaningful carries the others. The decoded path:

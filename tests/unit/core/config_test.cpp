@@ -66,6 +66,11 @@ TEST(Config, UsesTheDocumentedDefaults) {
   EXPECT_EQ(c.max_connections, 10000u);
   EXPECT_EQ(c.header_limit_bytes, 8192u);
   EXPECT_EQ(c.body_limit_bytes, 1048576u);
+  EXPECT_EQ(c.upload_budget_bytes, 536870912u);
+  EXPECT_EQ(c.uploads_per_key, 2u);
+  EXPECT_EQ(c.upload_min_rate, 16384);
+  EXPECT_EQ(c.upload_rate_window_seconds, 30);
+  EXPECT_EQ(c.upload_grace_seconds, 10);
   EXPECT_EQ(c.read_timeout_seconds, 10);
   EXPECT_EQ(c.idle_timeout_seconds, 60);
   EXPECT_EQ(c.shutdown_grace_seconds, 20);
@@ -102,6 +107,10 @@ TEST(Config, ReadsEveryDocumentedOverride) {
       {"MEDIAGEN_MAX_CONNECTIONS", "50"},
       {"MEDIAGEN_HEADER_LIMIT_BYTES", "4096"},
       {"MEDIAGEN_BODY_LIMIT_BYTES", "2048"},
+      {"MEDIAGEN_UPLOADS_PER_KEY", "5"},
+      {"MEDIAGEN_UPLOAD_MIN_RATE", "0"},
+      {"MEDIAGEN_UPLOAD_RATE_WINDOW_SECONDS", "7"},
+      {"MEDIAGEN_UPLOAD_GRACE_SECONDS", "0"},
       {"MEDIAGEN_READ_TIMEOUT_SECONDS", "2"},
       {"MEDIAGEN_IDLE_TIMEOUT_SECONDS", "3"},
       {"MEDIAGEN_SHUTDOWN_GRACE_SECONDS", "0"},
@@ -126,6 +135,10 @@ TEST(Config, ReadsEveryDocumentedOverride) {
   EXPECT_EQ(c.max_connections, 50u);
   EXPECT_EQ(c.header_limit_bytes, 4096u);
   EXPECT_EQ(c.body_limit_bytes, 2048u);
+  EXPECT_EQ(c.uploads_per_key, 5u);
+  EXPECT_EQ(c.upload_min_rate, 0);
+  EXPECT_EQ(c.upload_rate_window_seconds, 7);
+  EXPECT_EQ(c.upload_grace_seconds, 0);
   EXPECT_EQ(c.read_timeout_seconds, 2);
   EXPECT_EQ(c.idle_timeout_seconds, 3);
   EXPECT_EQ(c.shutdown_grace_seconds, 0);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "integration/stepped_clock.hpp"
 #include "mediagen/http/envelope.hpp"
 
 namespace mediagen::http {
@@ -431,7 +432,8 @@ class ReadBody : public ::testing::Test {
   Route route = json_route(1 << 20);
   RequestContext ctx{ex.request_};
   stages::BodyTarget target;
-  UploadBudget uploads{1 << 20};
+  test::SteppedClock clock{TimePoint{} + std::chrono::hours(1)};
+  Uploads uploads{UploadOptions{.budget_bytes = 1 << 20}, clock};
 };
 
 TEST_F(ReadBody, ParsesAValidBody) {
@@ -559,12 +561,23 @@ TEST_F(ReadBody, RefusesABrokenFormWithTheParsersVerdict) {
 
 TEST_F(ReadBody, RefusesAnUploadThatDoesNotFitTheBudgetWith503) {
   route.multipart_body = true;
-  auto held = uploads.take((1 << 20) - 10);
+  auto held = uploads.budget.take((1 << 20) - 10);
   ASSERT_TRUE(held.has_value());
   auto r = read("--b\r\nContent-Disposition: form-data; name=\"top\"\r\n\r\n5\r\n--b--\r\n", "multipart/form-data; boundary=b");
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().status, 503);
-  EXPECT_EQ(ex.reads_, 0);
+  EXPECT_EQ(ctx.form, nullptr);
+  // What it could not take it did not keep.
+  EXPECT_EQ(uploads.budget.in_use(), (1u << 20) - 10);
+}
+
+TEST_F(ReadBody, AnUploadHoldsWhatArrivedUntilTheRequestEnds) {
+  route.multipart_body = true;
+  const std::string body = "--b\r\nContent-Disposition: form-data; name=\"top\"\r\n\r\n5\r\n--b--\r\n";
+  ASSERT_TRUE(read(body, "multipart/form-data; boundary=b").has_value());
+  EXPECT_EQ(uploads.budget.in_use(), body.size());
+  target = {};
+  EXPECT_EQ(uploads.budget.in_use(), 0u);
 }
 
 TEST(UploadBudget, LendsUntilFullAndTakesBackWhenALeaseEnds) {
