@@ -126,6 +126,26 @@ std::string Config::not_found_developers_url() const {
   return developers_url.empty() ? public_docs_url(public_url) + "#section/Conventions" : developers_url;
 }
 
+// The limits of connections, uploads and sockets: what one client may hold of the instance.
+template <class Num>
+static void read_connection_limits(Config& c, Num& num) {
+  num("MEDIAGEN_UPLOAD_BUDGET_BYTES", c.upload_budget_bytes, std::int64_t{1} << 20, std::int64_t{1} << 40);
+  num("MEDIAGEN_UPLOADS_PER_KEY", c.uploads_per_key, 1, 1000);
+  num("MEDIAGEN_UPLOAD_MIN_RATE", c.upload_min_rate, 0, std::int64_t{1} << 30);
+  num("MEDIAGEN_UPLOAD_RATE_WINDOW_SECONDS", c.upload_rate_window_seconds, 1, 3600);
+  num("MEDIAGEN_UPLOAD_GRACE_SECONDS", c.upload_grace_seconds, 0, 3600);
+  num("MEDIAGEN_READ_TIMEOUT_SECONDS", c.read_timeout_seconds, 1, 3600);
+  num("MEDIAGEN_IDLE_TIMEOUT_SECONDS", c.idle_timeout_seconds, 1, 86400);
+  num("MEDIAGEN_SHUTDOWN_GRACE_SECONDS", c.shutdown_grace_seconds, 0, 3600);
+  num("MEDIAGEN_WS_ACTIVITY_TIMEOUT_SECONDS", c.ws_activity_timeout_seconds, 1, 3600);
+  num("MEDIAGEN_WS_PONG_TIMEOUT_SECONDS", c.ws_pong_timeout_seconds, 1, 600);
+  num("MEDIAGEN_WS_MAX_CONNECTIONS", c.ws_max_connections, 1, 10000000);
+  num("MEDIAGEN_WS_MAX_CONNECTIONS_PER_ADDRESS", c.ws_max_connections_per_address, 1, 10000000);
+  num("MEDIAGEN_UNKNOWN_KEY_BUDGET_PER_MINUTE", c.unknown_key_budget_per_minute, 0, 1000000);
+  num("MEDIAGEN_WS_MAX_MESSAGE_BYTES", c.ws_max_message_bytes, 1024, 1024 * 1024);
+  num("MEDIAGEN_WS_MAX_SUBSCRIPTIONS", c.ws_max_subscriptions, 1, 10000);
+}
+
 Config Config::from_env(const std::function<std::optional<std::string>(const char*)>& getenv) {
   Config c;
   auto str = [&](const char* name, std::string& field) { field = getenv(name).value_or(field); };
@@ -185,21 +205,7 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   num("MEDIAGEN_MAX_CONNECTIONS", c.max_connections, 1, 1000000);
   num("MEDIAGEN_HEADER_LIMIT_BYTES", c.header_limit_bytes, 1024, 1024 * 1024);
   num("MEDIAGEN_BODY_LIMIT_BYTES", c.body_limit_bytes, 1024, std::int64_t{1} << 32);
-  num("MEDIAGEN_UPLOAD_BUDGET_BYTES", c.upload_budget_bytes, std::int64_t{1} << 20, std::int64_t{1} << 40);
-  num("MEDIAGEN_UPLOADS_PER_KEY", c.uploads_per_key, 1, 1000);
-  num("MEDIAGEN_UPLOAD_MIN_RATE", c.upload_min_rate, 0, std::int64_t{1} << 30);
-  num("MEDIAGEN_UPLOAD_RATE_WINDOW_SECONDS", c.upload_rate_window_seconds, 1, 3600);
-  num("MEDIAGEN_UPLOAD_GRACE_SECONDS", c.upload_grace_seconds, 0, 3600);
-  num("MEDIAGEN_READ_TIMEOUT_SECONDS", c.read_timeout_seconds, 1, 3600);
-  num("MEDIAGEN_IDLE_TIMEOUT_SECONDS", c.idle_timeout_seconds, 1, 86400);
-  num("MEDIAGEN_SHUTDOWN_GRACE_SECONDS", c.shutdown_grace_seconds, 0, 3600);
-  num("MEDIAGEN_WS_ACTIVITY_TIMEOUT_SECONDS", c.ws_activity_timeout_seconds, 1, 3600);
-  num("MEDIAGEN_WS_PONG_TIMEOUT_SECONDS", c.ws_pong_timeout_seconds, 1, 600);
-  num("MEDIAGEN_WS_MAX_CONNECTIONS", c.ws_max_connections, 1, 10000000);
-  num("MEDIAGEN_WS_MAX_CONNECTIONS_PER_ADDRESS", c.ws_max_connections_per_address, 1, 10000000);
-  num("MEDIAGEN_UNKNOWN_KEY_BUDGET_PER_MINUTE", c.unknown_key_budget_per_minute, 0, 1000000);
-  num("MEDIAGEN_WS_MAX_MESSAGE_BYTES", c.ws_max_message_bytes, 1024, 1024 * 1024);
-  num("MEDIAGEN_WS_MAX_SUBSCRIPTIONS", c.ws_max_subscriptions, 1, 10000);
+  read_connection_limits(c, num);
   if (auto v = getenv("MEDIAGEN_BAN_LADDER_SECONDS")) c.ban_ladder_seconds = parse_ladder("MEDIAGEN_BAN_LADDER_SECONDS", *v);
   // A ban event's step is read back within [1, 1000] (cache::kMaxBanStep).
   if (c.ban_ladder_seconds.size() > 1000) throw std::invalid_argument("MEDIAGEN_BAN_LADDER_SECONDS: at most 1000 steps");

@@ -188,12 +188,16 @@ LIMITS = "the 429 family is provoked on POST /orders, which shares its checks (s
 CONFIRM = "the explicit-confirmation mode is provoked on POST /orders, which shares its quote code"
 RETENTION = "needs the retention sweep to have removed the order's texts; test_orders_flow's retention test"
 STITCH = "a race with the stitch of the result; test_order_items and test_chaos_money provoke it"
+UNKNOWN_KEYS = ("refused before any key is read, so no account is named and nothing can move; "
+                "test_address_budgets floods unknown keys and shows no lookup past the budget")
+IDEMPOTENCY = "the key's first use changes state by design; test_lost_commits replays and refuses reused keys"
 BAN = Refusal(429, "ip_banned", "ip_banned")
 RATE = Refusal(429, "rate_limit_exceeded", "rate_limited")
 
 REFUSALS = {
     "POST /orders/chunks/preview": Charging(
-        (Refusal(403, "template_access_denied", "preview_foreign_template"), BAN, RATE)),
+        (Refusal(403, "template_access_denied", "preview_foreign_template"), BAN, RATE),
+        skipped={"too_many_unknown_keys": UNKNOWN_KEYS}),
     "POST /orders": Charging((
         Refusal(402, "insufficient_balance", "order_empty_balance"),
         Refusal(402, "payg_topup_required", "order_topup_required"),
@@ -224,7 +228,7 @@ REFUSALS = {
         Refusal(422, "nothing_to_retry", "retry_failed_nothing"),
         Refusal(422, "invalid_order_status", "retry_failed_completed"),
         Refusal(503, "service_maintenance", "retry_failed_maintenance"), BAN, RATE),
-        skipped={"stitch_in_progress": STITCH}),
+        skipped={"stitch_in_progress": STITCH, "too_many_unknown_keys": UNKNOWN_KEYS}),
     "POST /orders/{order}/items/{item}/retry": Charging((
         Refusal(402, "insufficient_balance", "item_retry_surcharge_unpaid"),
         Refusal(409, "idempotency_key_reused", "item_retry_idempotency_reused"),
@@ -257,7 +261,8 @@ REFUSALS = {
         Refusal(402, "no_subscription", "clone_third_without_subscription"),
         Refusal(422, "source_file_required", "clone_without_file"),
         Refusal(422, "source_file_unsupported", "clone_png"),
-        Refusal(429, "limit_exceeded", "clone_plan_limit"), BAN, RATE)),
+        Refusal(429, "limit_exceeded", "clone_plan_limit"), BAN, RATE),
+        skipped={"idempotency_key_reused": IDEMPOTENCY}),
     "POST /voices/{service}/clones/{clone}/retry": Charging((BAN, RATE), skipped={
         "no_subscription": "needs a failed clone of an account past its free clones whose subscription ended "
                            "meanwhile; the create case above runs the same check",
@@ -274,6 +279,7 @@ REFUSALS = {
     "POST /broadcasting/auth": NotCharging("signs a subscription; moves no money"),
     "POST /reseller/codes": Charging((
         Refusal(402, "insufficient_balance", "gift_empty_balance"),
-        Refusal(404, "not_reseller", "gift_not_reseller"), BAN, RATE)),
+        Refusal(404, "not_reseller", "gift_not_reseller"), BAN, RATE),
+        skipped={"too_many_unknown_keys": UNKNOWN_KEYS, "idempotency_key_reused": IDEMPOTENCY}),
     "POST /reseller/codes/{uuid}/cancel": NotCharging("gives the cost back and takes none"),
 }
