@@ -297,10 +297,10 @@ class SlowUploadTests(OrderFixtures, E2ETestCase):
     def metric(self, name) -> float:
         return metric_sum(self.server.metrics(), name)
 
-    def start_slow(self, conn, path, key, first):
+    def start_slow(self, conn, path, key, first, length=SLOW_DECLARED):
         """The head with Expect: 100-continue; once the server says go (its checks passed and it
         reads the body), the first bytes of the body."""
-        conn.send(upload_head(path, key, SLOW_DECLARED, expect_continue=True))
+        conn.send(upload_head(path, key, length, expect_continue=True))
         r = conn.read_response(timeout=10)
         self.assertEqual(r.status, 100, r)
         conn.send(first)
@@ -346,8 +346,8 @@ class SlowUploadTests(OrderFixtures, E2ETestCase):
         first = part(b"task_type", b"voice_search") + file_head(b"input_files[]")
         a, b = self.server.raw(timeout=10), self.server.raw(timeout=10)
         try:
-            self.start_slow(a, ORDER.path, key, first)
-            self.start_slow(b, ORDER.path, key, first)
+            self.start_slow(a, ORDER.path, key, first, length=1_000_000)
+            self.start_slow(b, ORDER.path, key, first, length=1_000_000)
             with self.server.raw(timeout=10) as third:
                 # Refused instead of "100 Continue": not a byte of the body is wanted.
                 third.send(upload_head(ORDER.path, key, 1000, expect_continue=True))
