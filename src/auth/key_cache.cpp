@@ -27,10 +27,18 @@ std::optional<std::shared_ptr<const Principal>> KeyCache::find(const crypto::Sha
   return std::nullopt;
 }
 
-void KeyCache::put(const crypto::Sha256Digest& digest, std::shared_ptr<const Principal> principal) {
+KeyCache::ReadTicket KeyCache::begin_read() const {
+  std::lock_guard lock(mutex_);
+  return ReadTicket{generation_};
+}
+
+void KeyCache::put(const crypto::Sha256Digest& digest, std::shared_ptr<const Principal> principal,
+                   ReadTicket read) {
   if (!enabled()) return;
   const TimePoint expires = clock_.now() + ttl_;
   std::lock_guard lock(mutex_);
+  // An invalidation since the read began: what was read may be older than it.
+  if (read.generation != generation_) return;
   erase_everywhere(digest);  // a key may move between the lists (created, disabled)
   Lru& lru = list_for(principal);
   const std::size_t bound = std::max<std::size_t>(1, principal ? limits_.known : limits_.unknown);
@@ -47,11 +55,13 @@ void KeyCache::erase_everywhere(const crypto::Sha256Digest& digest) {
 
 void KeyCache::invalidate_key(const crypto::Sha256Digest& digest) {
   std::lock_guard lock(mutex_);
+  ++generation_;
   erase_everywhere(digest);
 }
 
 void KeyCache::invalidate_user(UserId user) {
   std::lock_guard lock(mutex_);
+  ++generation_;
   for (auto it = known_.order.begin(); it != known_.order.end();) {
     auto next = std::next(it);
     if (it->principal->user_id == user) known_.erase(it);
@@ -61,6 +71,7 @@ void KeyCache::invalidate_user(UserId user) {
 
 void KeyCache::invalidate_all() {
   std::lock_guard lock(mutex_);
+  ++generation_;
   known_ = {};
   unknown_ = {};
 }

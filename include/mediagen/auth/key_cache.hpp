@@ -6,7 +6,12 @@
 // Two least-recently-used lists with their own bounds: known keys, and unknown ones. A flood of
 // random well-formed keys churns only the unknown list, so it never pushes a live key out (nor
 // empties the cache); each list drops its least recently used entry when full.
+//
+// Generations: every invalidation bumps one counter. A lookup takes a ticket before it reads
+// PostgreSQL and hands it to put, which keeps nothing when an invalidation came in between: the
+// read may predate it, and would otherwise bring a disabled key back for the whole TTL.
 #include <cstddef>
+#include <cstdint>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -36,10 +41,17 @@ class KeyCache {
  public:
   KeyCache(Seconds ttl, const Clock& clock, KeyCacheLimits limits = {}) : ttl_(ttl), clock_(clock), limits_(limits) {}
 
+  // Where a lookup stands among the invalidations: taken before the key is read.
+  struct ReadTicket {
+    std::uint64_t generation = 0;
+  };
+
   // nullopt: not cached. A cached null means "no such key". A hit makes the entry the most
   // recently used of its list.
   std::optional<std::shared_ptr<const Principal>> find(const crypto::Sha256Digest& digest) const;
-  void put(const crypto::Sha256Digest& digest, std::shared_ptr<const Principal> principal);
+  ReadTicket begin_read() const;
+  // Caches what a read that began with `read` found, unless an invalidation came since.
+  void put(const crypto::Sha256Digest& digest, std::shared_ptr<const Principal> principal, ReadTicket read);
   void invalidate_key(const crypto::Sha256Digest& digest);
   void invalidate_user(UserId user);
   void invalidate_all();
@@ -69,6 +81,7 @@ class KeyCache {
   mutable std::mutex mutex_;
   mutable Lru known_;
   mutable Lru unknown_;
+  std::uint64_t generation_ = 0;  // invalidations so far
 };
 
 }  // namespace mediagen::auth

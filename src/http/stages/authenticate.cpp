@@ -65,11 +65,13 @@ awaitable<Result<void>> authenticate_slow(RequestContext& ctx, auth::KeyCache& k
   if (!key) co_return ApiError::api_key_missing();
   const auto digest = crypto::sha256(*key);
   counters.key_cache_misses.fetch_add(1, std::memory_order_relaxed);
+  // Taken before the read: an invalidation that lands while it runs keeps its answer out.
+  const auto ticket = keys.begin_read();
   auto lookup = [digest](db::Resources& r) { return auth::find_key_by_hash(r.db, digest); };
   auto found = co_await pool.run(std::move(lookup));
   std::shared_ptr<const auth::Principal> principal;
   if (found) principal = std::make_shared<const auth::Principal>(std::move(*found));
-  keys.put(digest, principal);
+  keys.put(digest, principal, ticket);
   co_return admit(ctx, std::move(principal), now);
 }
 

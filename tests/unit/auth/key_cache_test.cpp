@@ -31,6 +31,11 @@ std::shared_ptr<const Principal> principal_for(const std::string& key, std::int6
   return p;
 }
 
+// What a lookup that read the key just now puts.
+void put(KeyCache& cache, const crypto::Sha256Digest& digest, std::shared_ptr<const Principal> principal) {
+  cache.put(digest, std::move(principal), cache.begin_read());
+}
+
 class KeyCacheTest : public ::testing::Test {
  protected:
   FakeClock clock;
@@ -41,19 +46,19 @@ class KeyCacheTest : public ::testing::Test {
 
 TEST_F(KeyCacheTest, ReturnsACachedPrincipal) {
   auto p = principal_for("mg_a", 1, 10);
-  cache.put(a, p);
+  put(cache, a, p);
   auto found = cache.find(a);
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(found->get(), p.get());
 }
 
 TEST_F(KeyCacheTest, MissesAKeyItNeverSaw) {
-  cache.put(a, principal_for("mg_a", 1, 10));
+  put(cache, a, principal_for("mg_a", 1, 10));
   EXPECT_FALSE(cache.find(b).has_value());
 }
 
 TEST_F(KeyCacheTest, KeepsAnEntryUntilItsTtlEnds) {
-  cache.put(a, principal_for("mg_a", 1, 10));
+  put(cache, a, principal_for("mg_a", 1, 10));
   clock.advance(3599s);
   EXPECT_TRUE(cache.find(a).has_value());
   clock.advance(1s);
@@ -61,15 +66,15 @@ TEST_F(KeyCacheTest, KeepsAnEntryUntilItsTtlEnds) {
 }
 
 TEST_F(KeyCacheTest, RestartsTheTtlWhenAnEntryIsPutAgain) {
-  cache.put(a, principal_for("mg_a", 1, 10));
+  put(cache, a, principal_for("mg_a", 1, 10));
   clock.advance(3000s);
-  cache.put(a, principal_for("mg_a", 1, 10));
+  put(cache, a, principal_for("mg_a", 1, 10));
   clock.advance(3000s);
   EXPECT_TRUE(cache.find(a).has_value());
 }
 
 TEST_F(KeyCacheTest, CachesAnUnknownKeyAsNull) {
-  cache.put(b, nullptr);
+  put(cache, b, nullptr);
   auto found = cache.find(b);
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(*found, nullptr);
@@ -78,13 +83,13 @@ TEST_F(KeyCacheTest, CachesAnUnknownKeyAsNull) {
 }
 
 TEST_F(KeyCacheTest, RefusesAnEntryWhoseHashDoesNotMatchTheDigest) {
-  cache.put(a, principal_for("mg_other", 1, 10));
+  put(cache, a, principal_for("mg_other", 1, 10));
   EXPECT_FALSE(cache.find(a).has_value());
 }
 
 TEST_F(KeyCacheTest, InvalidatesOneKey) {
-  cache.put(a, principal_for("mg_a", 1, 10));
-  cache.put(b, principal_for("mg_b", 2, 10));
+  put(cache, a, principal_for("mg_a", 1, 10));
+  put(cache, b, principal_for("mg_b", 2, 10));
   cache.invalidate_key(a);
   EXPECT_FALSE(cache.find(a).has_value());
   EXPECT_TRUE(cache.find(b).has_value());
@@ -93,10 +98,10 @@ TEST_F(KeyCacheTest, InvalidatesOneKey) {
 TEST_F(KeyCacheTest, InvalidatesEveryKeyOfOneUser) {
   const auto c = crypto::sha256("mg_c");
   const auto unknown = crypto::sha256("mg_unknown");
-  cache.put(a, principal_for("mg_a", 1, 10));
-  cache.put(b, principal_for("mg_b", 2, 10));
-  cache.put(c, principal_for("mg_c", 3, 11));
-  cache.put(unknown, nullptr);
+  put(cache, a, principal_for("mg_a", 1, 10));
+  put(cache, b, principal_for("mg_b", 2, 10));
+  put(cache, c, principal_for("mg_c", 3, 11));
+  put(cache, unknown, nullptr);
   cache.invalidate_user(UserId{10});
   EXPECT_FALSE(cache.find(a).has_value());
   EXPECT_FALSE(cache.find(b).has_value());
@@ -105,11 +110,53 @@ TEST_F(KeyCacheTest, InvalidatesEveryKeyOfOneUser) {
 }
 
 TEST_F(KeyCacheTest, InvalidatesEverything) {
-  cache.put(a, principal_for("mg_a", 1, 10));
-  cache.put(b, nullptr);
+  put(cache, a, principal_for("mg_a", 1, 10));
+  put(cache, b, nullptr);
   cache.invalidate_all();
   EXPECT_FALSE(cache.find(a).has_value());
   EXPECT_FALSE(cache.find(b).has_value());
+}
+
+// The race: a lookup reads the key from PostgreSQL, the key is disabled and the invalidation
+// arrives, then the lookup puts what it read. That answer must not be cached.
+TEST_F(KeyCacheTest, AReadThatBeganBeforeAKeyInvalidationIsNotCached) {
+  const auto read = cache.begin_read();
+  cache.invalidate_key(a);
+  cache.put(a, principal_for("mg_a", 1, 10), read);
+  EXPECT_FALSE(cache.find(a).has_value());
+}
+
+TEST_F(KeyCacheTest, AReadThatBeganBeforeAUserInvalidationIsNotCached) {
+  const auto read = cache.begin_read();
+  cache.invalidate_user(UserId{10});
+  cache.put(a, principal_for("mg_a", 1, 10), read);
+  EXPECT_FALSE(cache.find(a).has_value());
+}
+
+TEST_F(KeyCacheTest, AReadThatBeganBeforeEverythingWasInvalidatedIsNotCached) {
+  const auto read = cache.begin_read();
+  cache.invalidate_all();
+  cache.put(b, nullptr, read);
+  EXPECT_FALSE(cache.find(b).has_value());
+}
+
+// The counter is global: an invalidation of another key also keeps a read in flight out (one
+// more lookup later, never a stale entry).
+TEST_F(KeyCacheTest, AReadThatBeganBeforeAnyInvalidationIsNotCached) {
+  const auto read = cache.begin_read();
+  cache.invalidate_key(b);
+  cache.put(a, principal_for("mg_a", 1, 10), read);
+  EXPECT_FALSE(cache.find(a).has_value());
+}
+
+TEST_F(KeyCacheTest, AReadThatBeganAfterTheInvalidationIsCached) {
+  cache.invalidate_key(a);
+  const auto read = cache.begin_read();
+  auto p = principal_for("mg_a", 1, 10);
+  cache.put(a, p, read);
+  auto found = cache.find(a);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->get(), p.get());
 }
 
 TEST(KeyCache, IsDisabledByAZeroTtl) {
@@ -117,9 +164,9 @@ TEST(KeyCache, IsDisabledByAZeroTtl) {
   KeyCache cache(0s, clock);
   const auto a = crypto::sha256("mg_a");
   EXPECT_FALSE(cache.enabled());
-  cache.put(a, principal_for("mg_a", 1, 10));
+  put(cache, a, principal_for("mg_a", 1, 10));
   EXPECT_FALSE(cache.find(a).has_value());
-  cache.put(a, nullptr);
+  put(cache, a, nullptr);
   EXPECT_FALSE(cache.find(a).has_value());
 }
 
@@ -130,7 +177,7 @@ TEST(KeyCache, StaysWithinItsLimitsDroppingTheLeastRecentlyUsed) {
   for (int i = 0; i < 10; ++i) {
     const std::string key = "mg_" + std::to_string(i);
     digests.push_back(crypto::sha256(key));
-    cache.put(digests.back(), principal_for(key, i, 1));
+    put(cache, digests.back(), principal_for(key, i, 1));
   }
   EXPECT_EQ(cache.size(), 4u);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(cache.find(digests[i]).has_value(), i >= 6) << i;
@@ -140,11 +187,11 @@ TEST(KeyCache, AHitKeepsAKeyOverOlderOnes) {
   FakeClock clock;
   KeyCache cache(3600s, clock, {.known = 3, .unknown = 3});
   const auto a = crypto::sha256("mg_a"), b = crypto::sha256("mg_b"), c = crypto::sha256("mg_c");
-  cache.put(a, principal_for("mg_a", 1, 1));
-  cache.put(b, principal_for("mg_b", 2, 1));
-  cache.put(c, principal_for("mg_c", 3, 1));
+  put(cache, a, principal_for("mg_a", 1, 1));
+  put(cache, b, principal_for("mg_b", 2, 1));
+  put(cache, c, principal_for("mg_c", 3, 1));
   ASSERT_TRUE(cache.find(a).has_value());  // a is now the most recently used
-  cache.put(crypto::sha256("mg_d"), principal_for("mg_d", 4, 1));
+  put(cache, crypto::sha256("mg_d"), principal_for("mg_d", 4, 1));
   EXPECT_TRUE(cache.find(a).has_value());
   EXPECT_FALSE(cache.find(b).has_value()) << "the least recently used key goes first";
   EXPECT_TRUE(cache.find(c).has_value());
@@ -154,11 +201,11 @@ TEST(KeyCache, AFloodOfUnknownKeysNeverEvictsAKnownKey) {
   FakeClock clock;
   KeyCache cache(3600s, clock, {.known = 2, .unknown = 3});
   const auto real = crypto::sha256("mg_real");
-  cache.put(real, principal_for("mg_real", 1, 1));
+  put(cache, real, principal_for("mg_real", 1, 1));
   std::vector<crypto::Sha256Digest> unknown;
   for (int i = 0; i < 1000; ++i) {
     unknown.push_back(crypto::sha256("mg_unknown_" + std::to_string(i)));
-    cache.put(unknown.back(), nullptr);
+    put(cache, unknown.back(), nullptr);
   }
   EXPECT_EQ(cache.size(), 4u);
   auto found = cache.find(real);
@@ -175,8 +222,8 @@ TEST(KeyCache, AKeyMovesBetweenTheListsWhenItsAnswerChanges) {
   FakeClock clock;
   KeyCache cache(3600s, clock, {.known = 2, .unknown = 2});
   const auto a = crypto::sha256("mg_a");
-  cache.put(a, nullptr);
-  cache.put(a, principal_for("mg_a", 1, 1));
+  put(cache, a, nullptr);
+  put(cache, a, principal_for("mg_a", 1, 1));
   EXPECT_EQ(cache.size(), 1u);
   auto found = cache.find(a);
   ASSERT_TRUE(found.has_value());
@@ -196,7 +243,7 @@ TEST(KeyCache, IsSafeToUseFromSeveralThreads) {
         if (auto found = cache.find(d)) {
           if (*found) hits.fetch_add(1);
         } else {
-          cache.put(d, principal_for(key, i, t));
+          put(cache, d, principal_for(key, i, t));
         }
         if (i % 500 == 0) cache.invalidate_user(UserId{t});
       }
