@@ -16,17 +16,40 @@
 
 namespace mediagen::app {
 
+namespace {
+
+// What the HTTP pipeline admits (stages/authenticate.cpp): a known key, not disabled, its user
+// not blocked, not past its expiry.
+bool opens_channels(const auth::Principal* key, TimePoint now) {
+  return key != nullptr && !key->key_disabled && !key->user_blocked && (!key->expires_at || *key->expires_at > now);
+}
+
+}  // namespace
+
 realtime::HubHooks App::hub_hooks() {
   return {
       .snapshot = [](db::Resources& r, const realtime::Channel& channel) -> std::optional<realtime::Event> {
         if (channel.kind != realtime::ChannelKind::order) return std::nullopt;
         return orders::order_snapshot(r.db, channel.order_id);
       },
+      // A grant's key, checked when the grant is used and after invalidations. A read from
+      // PostgreSQL is cached with the ticket taken before it, so an invalidation that lands
+      // meanwhile keeps it out.
       .key_valid =
           [this](db::Resources& r, const crypto::Sha256Digest& digest) {
-            auto key = auth::find_key_by_hash(r.db, digest);
-            return key && !key->key_disabled && !key->user_blocked && (!key->expires_at || *key->expires_at > clock_.now());
+            const auto ticket = keys_.begin_read();
+            std::shared_ptr<const auth::Principal> key;
+            if (auto found = auth::find_key_by_hash(r.db, digest)) {
+              key = std::make_shared<const auth::Principal>(std::move(*found));
+            }
+            keys_.put(digest, key, ticket);
+            return opens_channels(key.get(), clock_.now());
           },
+      .key_cached = [this](const crypto::Sha256Digest& digest) -> std::optional<bool> {
+        auto cached = keys_.find(digest);
+        if (!cached) return std::nullopt;
+        return opens_channels(cached->get(), clock_.now());
+      },
       // The ban of repeated unknown paths covers sockets too (spec 8.1: all paths).
       .refused = [this](std::string_view peer, std::optional<std::string_view> forwarded) -> std::optional<std::string> {
         const auto ip = http::resolve_client_ip(peer, forwarded, config_.trusted_proxies);

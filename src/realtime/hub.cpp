@@ -56,7 +56,7 @@ class Upgrade final : public http::UpgradeHandler {
       const std::string joined = http::join_header_lines(lines);
       refusal = core_->hooks.refused(peer_ip, lines.empty() ? std::nullopt : std::optional<std::string_view>(joined));
     }
-    const auto serial = core_->next_serial.fetch_add(1, std::memory_order_relaxed);
+    const auto serial = HubCore::new_serial();
     auto session = std::make_shared<PusherSession>(core_, std::move(socket), serial);
     session->start(std::move(request), std::move(refusal));
   }
@@ -263,15 +263,8 @@ void Hub::record_grant(cache::Redis& redis, const Grant& grant) {
 }
 
 void Hub::key_changed(const crypto::Sha256Digest& key_hash) {
-  auto core = impl_->core;
-  if (!core->tracks(key_hash) || !core->hooks.key_valid) return;
-  core->pool.submit([core, key_hash](db::Resources& r) {
-    try {
-      if (!core->hooks.key_valid(r, key_hash)) core->revoke(key_hash);
-    } catch (const std::exception& e) {
-      log::warn("could not check a key behind realtime subscriptions", {{"error", e.what()}});
-    }
-  });
+  if (!impl_->core->tracks(key_hash)) return;
+  check_key(impl_->core, key_hash);
 }
 
 void Hub::user_changed(UserId user) {

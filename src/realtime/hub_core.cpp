@@ -7,6 +7,8 @@
 #include <boost/asio/post.hpp>
 
 #include "mediagen/core/crypto.hpp"
+#include "mediagen/core/log.hpp"
+#include "mediagen/db/blocking_pool.hpp"
 #include "pusher_session.hpp"
 
 namespace mediagen::realtime {
@@ -30,6 +32,15 @@ std::string make_origin() {
 
 }  // namespace
 
+std::uint64_t HubCore::new_serial() {
+  const std::string bytes = crypto::random_bytes(8);
+  std::uint64_t v = 0;
+  for (unsigned char c : bytes) v = (v << 8) | c;
+  // 63 bits (at most 19 digits, within a socket id's 20), never 0.
+  v &= ~(std::uint64_t{1} << 63);
+  return v == 0 ? 1 : v;
+}
+
 HubCore::HubCore(asio::io_context& io, HubOptions opts, std::string key, const ChannelSigner& s, db::BlockingPool& p,
                  HubHooks h, const Clock& c)
     : ioc(io),
@@ -44,8 +55,7 @@ HubCore::HubCore(asio::io_context& io, HubOptions opts, std::string key, const C
 bool HubCore::add_session(std::uint64_t serial, const std::shared_ptr<PusherSession>& session) {
   std::lock_guard lock(mutex_);
   if (sessions_.size() >= options.max_connections) return false;
-  sessions_.emplace(serial, session);
-  return true;
+  return sessions_.emplace(serial, session).second;
 }
 
 void HubCore::remove_session(std::uint64_t serial) {
@@ -150,6 +160,23 @@ std::vector<crypto::Sha256Digest> HubCore::keys_of(UserId user) const {
 bool HubCore::tracks(const crypto::Sha256Digest& key) const {
   std::lock_guard lock(mutex_);
   return keys_.count(key) != 0;
+}
+
+void check_key(const std::shared_ptr<HubCore>& core, const crypto::Sha256Digest& key) {
+  if (core->hooks.key_cached) {
+    if (const auto cached = core->hooks.key_cached(key)) {
+      if (!*cached) core->revoke(key);
+      return;
+    }
+  }
+  if (!core->hooks.key_valid) return;
+  core->pool.submit([core, key](db::Resources& r) {
+    try {
+      if (!core->hooks.key_valid(r, key)) core->revoke(key);
+    } catch (const std::exception& e) {
+      log::warn("could not check a key behind realtime subscriptions", {{"error", e.what()}});
+    }
+  });
 }
 
 void HubCore::revoke(const crypto::Sha256Digest& key) {

@@ -25,6 +25,11 @@ using Frame = std::shared_ptr<const std::string>;
 
 std::int64_t steady_ms();
 
+struct HubCore;
+// Closes (4009) the sockets holding subscriptions of a key that no longer opens channels: asked of
+// the key cache at once, of PostgreSQL on the blocking pool when the cache does not hold the key.
+void check_key(const std::shared_ptr<HubCore>& core, const crypto::Sha256Digest& key);
+
 struct HubCore {
   HubCore(boost::asio::io_context& io, HubOptions opts, std::string key, const ChannelSigner& s, db::BlockingPool& p,
           HubHooks h, const Clock& c);
@@ -37,7 +42,6 @@ struct HubCore {
   const HubHooks hooks;
   const Clock& clock;
   const std::string origin;  // random per process: socket ids and fan-out messages carry it
-  std::atomic<std::uint64_t> next_serial{1};
   std::atomic<bool> stopping{false};
 
   std::atomic<std::uint64_t> delivered{0};
@@ -46,8 +50,12 @@ struct HubCore {
   std::atomic<std::uint64_t> publish_failed{0};
 
   std::string socket_id(std::uint64_t serial) const { return origin + "." + std::to_string(serial); }
+  // A socket's number, from the CSPRNG: nobody can name a socket before it exists, so nobody can
+  // obtain an authorization for one in advance (and use it once their key is gone).
+  static std::uint64_t new_serial();
 
-  // The socket table. False when full (the socket is then refused with 4100).
+  // The socket table. False when full (the socket is then refused with 4100), or in the
+  // unlikely case that the number is taken.
   bool add_session(std::uint64_t serial, const std::shared_ptr<PusherSession>& session);
   void remove_session(std::uint64_t serial);
   std::shared_ptr<PusherSession> find_session(std::uint64_t serial) const;

@@ -68,7 +68,11 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   void on_message();
   void handle(const ClientMessage& m);
   void subscribe(const ClientMessage& m);
-  void complete_subscribe(const std::string& channel, std::optional<Grant> grant, std::optional<Event> snapshot);
+  std::optional<Grant> take_grant(const std::string& channel);
+  // On the blocking pool: the grant's key when the key cache did not know it, then the snapshot.
+  void complete_off_thread(const std::string& name, const Channel& channel, std::optional<crypto::Sha256Digest> key,
+                           bool wants_snapshot);
+  void complete_subscribe(const std::string& channel, bool key_valid, std::optional<Event> snapshot);
   void unsubscribe(const std::string& channel);
   void send_in_order(Subscription& sub, Frame frame, std::int64_t seq);
   void attach(Subscription& sub, const Grant& grant);
@@ -101,6 +105,9 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   std::vector<Frame> queue_;  // queue_[0] is in flight while writing_
   std::vector<Subscription> subs_;
   std::vector<Grant> grants_;  // granted on this instance, waiting for their subscribe
+  // A grant was dropped to keep grants_ bounded: an authorization without its grant may be that
+  // one, so it no longer subscribes unchecked.
+  bool grants_dropped_ = false;
   std::optional<std::pair<int, std::string>> close_after_;  // close once the queue drains
   bool writing_ = false;
   bool open_ = false;       // handshake done and registered

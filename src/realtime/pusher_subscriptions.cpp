@@ -1,5 +1,6 @@
-// The subscriptions of one socket: subscribe (signature, then the order's snapshot read on the
-// blocking pool), unsubscribe, delivery in seq order, and the keys behind each subscription.
+// The subscriptions of one socket: subscribe (signature, the key behind its grant, then the
+// order's snapshot read on the blocking pool), unsubscribe, delivery in seq order, and the keys
+// behind each subscription.
 #include "pusher_session.hpp"
 
 #include <algorithm>
@@ -17,6 +18,10 @@ namespace mediagen::realtime {
 namespace asio = boost::asio;
 
 namespace {
+
+constexpr std::string_view kKeyGone = "The key that authorized this subscription is no longer valid";
+constexpr std::string_view kGrantDropped =
+    "This socket holds too many unused authorizations: ask /broadcasting/auth again";
 
 std::int64_t wall_ms(TimePoint t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
@@ -60,52 +65,85 @@ void PusherSession::subscribe(const ClientMessage& m) {
     return;
   }
   // A grant that came with /broadcasting/auth; one that arrives later is attached then.
-  std::optional<Grant> grant;
-  for (auto it = grants_.begin(); it != grants_.end(); ++it) {
-    if (it->channel == m.channel) {
-      grant = std::move(*it);
-      grants_.erase(it);
-      break;
-    }
-  }
-  // Registered before the snapshot is read, so no event falls between the two; events that
-  // arrive meanwhile are held and sent after it.
-  subs_.push_back(Subscription{.channel = m.channel});
-  hub_->add_subscriber(m.channel, shared_from_this());
-  if (channel->kind != ChannelKind::order || !hub_->hooks.snapshot) {
-    complete_subscribe(m.channel, std::move(grant), std::nullopt);
+  std::optional<Grant> grant = take_grant(m.channel);
+  if (!grant && grants_dropped_) {
+    refuse_subscription(m.channel, 401, error_code::unauthorized, kGrantDropped);
     return;
   }
+  // The key behind the grant must still open channels: asked of the key cache here, of
+  // PostgreSQL on the blocking pool when the cache does not hold it.
+  bool ask_key = false;
+  if (grant) {
+    const auto cached = hub_->hooks.key_cached ? hub_->hooks.key_cached(grant->key_hash) : std::nullopt;
+    if (cached && !*cached) {
+      refuse_subscription(m.channel, 401, error_code::unauthorized, kKeyGone);
+      return;
+    }
+    ask_key = !cached && hub_->hooks.key_valid;
+  }
+  // Registered before the snapshot is read, so no event falls between the two; events that
+  // arrive meanwhile are held and sent after it. The key is tracked from now on, so that an
+  // invalidation landing while the subscription is set up closes the socket.
+  subs_.push_back(Subscription{.channel = m.channel});
+  if (grant) attach(subs_.back(), *grant);
+  hub_->add_subscriber(m.channel, shared_from_this());
+  const bool wants_snapshot = channel->kind == ChannelKind::order && hub_->hooks.snapshot;
+  if (!ask_key && !wants_snapshot) {
+    complete_subscribe(m.channel, true, std::nullopt);
+    return;
+  }
+  std::optional<crypto::Sha256Digest> key;
+  if (ask_key) key = grant->key_hash;
+  complete_off_thread(m.channel, *channel, key, wants_snapshot);
+}
+
+void PusherSession::complete_off_thread(const std::string& name, const Channel& channel,
+                                        std::optional<crypto::Sha256Digest> key, bool wants_snapshot) {
   auto hub = hub_;
-  // A snapshot that cannot be read fails the socket (1011): the client reconnects and gets one,
-  // rather than a subscription that silently lacks the current state.
-  hub->pool.submit([hub, self = shared_from_this(), name = m.channel, ch = *channel,
-                    grant = std::move(grant)](db::Resources& r) mutable {
+  // A key or snapshot that cannot be read fails the socket (1011): the client reconnects and gets
+  // one, rather than a subscription that silently lacks the current state or was never checked.
+  hub->pool.submit([hub, self = shared_from_this(), name, ch = channel, key, wants_snapshot](db::Resources& r) mutable {
+    bool key_valid = true;
     std::optional<Event> snapshot;
     std::exception_ptr error;
     try {
-      snapshot = hub->hooks.snapshot(r, ch);
+      if (key) key_valid = hub->hooks.key_valid(r, *key);
+      if (key_valid && wants_snapshot) snapshot = hub->hooks.snapshot(r, ch);
     } catch (...) {
       error = std::current_exception();
     }
     auto ex = self->executor();
-    asio::post(ex, [self = std::move(self), name = std::move(name), grant = std::move(grant),
-                    snapshot = std::move(snapshot), error]() mutable {
+    asio::post(ex, [self = std::move(self), name = std::move(name), key_valid, snapshot = std::move(snapshot),
+                    error]() mutable {
       self->contained([&] {
         if (error) std::rethrow_exception(error);
-        self->complete_subscribe(name, std::move(grant), std::move(snapshot));
+        self->complete_subscribe(name, key_valid, std::move(snapshot));
       });
     });
   });
 }
 
-void PusherSession::complete_subscribe(const std::string& channel, std::optional<Grant> grant,
-                                       std::optional<Event> snapshot) {
+std::optional<Grant> PusherSession::take_grant(const std::string& channel) {
+  for (auto it = grants_.begin(); it != grants_.end(); ++it) {
+    if (it->channel == channel) {
+      Grant grant = std::move(*it);
+      grants_.erase(it);
+      return grant;
+    }
+  }
+  return std::nullopt;
+}
+
+void PusherSession::complete_subscribe(const std::string& channel, bool key_valid, std::optional<Event> snapshot) {
   if (finished_) return;
   auto* sub = find(channel);
   if (sub == nullptr || !sub->pending) return;  // unsubscribed meanwhile
+  if (!key_valid) {
+    unsubscribe(channel);
+    refuse_subscription(channel, 401, error_code::unauthorized, kKeyGone);
+    return;
+  }
   sub->pending = false;
-  if (grant) attach(*sub, *grant);
   auto held = std::move(sub->held);
   send(subscription_succeeded_frame(channel));
   if (snapshot) {
@@ -165,11 +203,20 @@ void PusherSession::add_grant(Grant grant) {
   contained([&] {
     if (finished_) return;
     if (auto* sub = find(grant.channel)) {
+      // The subscription came first (the grant travelled from another instance): the key is
+      // checked now, and the socket closed (4009) if it no longer opens channels.
+      if (sub->key) return;
       attach(*sub, grant);
+      check_key(hub_, grant.key_hash);
       return;
     }
+    // One grant per channel, the newest.
+    std::erase_if(grants_, [&](const Grant& g) { return g.channel == grant.channel; });
     // Bounded: a client that asks for grants it never uses cannot grow the socket.
-    if (grants_.size() >= hub_->options.max_subscriptions) grants_.erase(grants_.begin());
+    if (grants_.size() >= hub_->options.max_subscriptions) {
+      grants_.erase(grants_.begin());
+      grants_dropped_ = true;
+    }
     grants_.push_back(std::move(grant));
   });
 }

@@ -61,8 +61,12 @@ struct HubHooks {
   // channel's snapshot); nullopt when there is none.
   std::function<std::optional<Event>(db::Resources&, const Channel&)> snapshot;
   // Whether a key still opens channels: it exists, is not disabled or expired, its user is not
-  // blocked. Asked after an invalidation names the key or its user.
+  // blocked. Asked when a subscription's grant is used and key_cached does not know the key, and
+  // after an invalidation names the key or its user.
   std::function<bool(db::Resources&, const crypto::Sha256Digest&)> key_valid;
+  // The same answer from the key cache, or nullopt when the cache does not hold the key. Called on
+  // the I/O thread: must not block.
+  std::function<std::optional<bool>(const crypto::Sha256Digest&)> key_cached;
   // A reason to refuse a new socket from this peer (an IP ban), or nullopt; given the peer's
   // address and its X-Forwarded-For header. Must not block.
   std::function<std::optional<std::string>(std::string_view peer, std::optional<std::string_view> forwarded_for)>
