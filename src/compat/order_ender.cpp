@@ -28,8 +28,10 @@ void OrderEnder::finish(db::Resources& r, UserId user, const std::string& order_
 boost::asio::awaitable<void> OrderEnder::end(UserId user, std::string order_id, int delivered) {
   bool ended = false;
   try {
-    co_await pool_.run([this, user, order_id, delivered](db::Resources& r) { finish(r, user, order_id, delivered); },
-                       kEndDeadline);
+    // A named job, not a temporary inside the co_await: GCC 12 destroys a temporary lambda that
+    // owns a string twice there (ASan: double free).
+    auto job = [this, user, order_id, delivered](db::Resources& r) { finish(r, user, order_id, delivered); };
+    co_await pool_.run(std::move(job), kEndDeadline);
     ended = true;
   } catch (const std::exception& e) {
     log::warn("ending an undelivered order failed; queued again", {{"order_id", order_id}, {"error", e.what()}});
