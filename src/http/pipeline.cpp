@@ -101,7 +101,7 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
     // Without X-Locale, messages follow the account's language.
     if (!explicit_locale) ctx.locale = ctx.principal->user_locale;
     if (auto r = stages::authorize(ctx); !r) co_return fail(r.error());
-    if (ctx.principal->limits.requests.any()) {
+    if (!ctx.route->authorize_body && ctx.principal->limits.requests.any()) {
       if (auto r = co_await stages::rate_limit(ctx, deps_.pool, deps_.local_rates, options_.redis_prefix, now); !r) {
         co_return fail(r.error());
       }
@@ -114,6 +114,15 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
   stages::BodyTarget body;
   if (exchange.has_body() || ctx.route->json_body) {
     if (auto r = co_await stages::read_body(ctx, exchange, body, uploads_); !r) co_return fail(r.error());
+  }
+  // The permission read from the body, then the request windows that the others took above.
+  if (ctx.route->authorize_body && ctx.principal) {
+    if (auto refusal = ctx.route->authorize_body(ctx)) co_return fail(*refusal);
+    if (ctx.principal->limits.requests.any()) {
+      if (auto r = co_await stages::rate_limit(ctx, deps_.pool, deps_.local_rates, options_.redis_prefix, now); !r) {
+        co_return fail(r.error());
+      }
+    }
   }
 
   auto result = co_await ctx.route->handler(ctx);

@@ -36,6 +36,16 @@ http::Reply auth_reply(const ChannelSigner& signer, const AuthRequest& req) {
   return http::Reply{.data_json = body.take(), .headers = {{"Cache-Control", "no-store"}}, .bare = true};
 }
 
+// The channel's scope, before the request is counted (Route::authorize_body). A body that does
+// not parse goes on to the handler, which refuses it in full.
+std::optional<ApiError> channel_scope_refusal(const http::RequestContext& ctx) {
+  auto parsed = parse_auth_request(ctx.request.header("Content-Type"), ctx.request.body());
+  if (!parsed) return std::nullopt;
+  const auth::Scope scope = required_scope(parsed->channel.kind);
+  if (!ctx.principal->scopes.allows(scope)) return ApiError::permission_denied(auth::to_string(scope));
+  return std::nullopt;
+}
+
 asio::awaitable<Result<http::Reply>> post_auth(Shared& s, http::RequestContext& ctx) {
   auto parsed = parse_auth_request(ctx.request.header("Content-Type"), ctx.request.body());
   if (!parsed) co_return parsed.error();
@@ -79,6 +89,7 @@ void register_auth_routes(http::Router& router, db::BlockingPool& pool, AuthRout
       .access = http::Access::any_key,
       .body_limit = kAuthBodyLimit,
       .json_body = false,
+      .authorize_body = channel_scope_refusal,
       .handler = [shared](http::RequestContext& ctx) { return post_auth(*shared, ctx); },
   });
 }

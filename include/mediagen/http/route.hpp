@@ -84,6 +84,10 @@ struct Route {
   // path does, but without counting toward the ban ladder: the path is real, so a client that
   // keeps asking for it is not probing. Empty: the route exists for every key.
   std::function<boost::asio::awaitable<bool>(RequestContext&)> exists_for;
+  // A route whose permission depends on its body (the channel of /broadcasting/auth): checked
+  // once the body is read and before the request counts against the key's request windows, so
+  // that its 403 spends nothing, as on every other route (spec 5.6). nullopt: go on.
+  std::function<std::optional<ApiError>(const RequestContext&)> authorize_body;
   KeyHeader key_header = KeyHeader::x_api_key;
   // Writes the route's refusals (from any stage after the route matched) in another API's error
   // shape; empty: the spec's envelope.
