@@ -25,6 +25,7 @@
 #include "fuzz_support.hpp"
 #include "http/wire.hpp"
 #include "mediagen/auth/key_cache.hpp"
+#include "mediagen/auth/unknown_key_budget.hpp"
 #include "mediagen/auth/keys.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
 #include "mediagen/cache/local_rate.hpp"
@@ -155,6 +156,7 @@ struct Wiring {
   cache::BanList bans;
   cache::BanLadder ladder{cache::BanLadderOptions{}};
   auth::KeyCache keys{Seconds{1'000'000'000}, clock};
+  auth::UnknownKeyBudget unknown_keys{60};
   db::BlockingPool pool{pool_options(), counters};
   cache::LocalRateWindows local_rates{1};
   std::unique_ptr<http::Pipeline> pipeline;
@@ -163,15 +165,15 @@ struct Wiring {
     log::init("error");  // the refused connections of the pool would fill the log
     add_routes(router);
     metrics.set_routes(router.patterns());
-    keys.put(crypto::sha256(kFullKey), principal(kFullKey, true));
-    keys.put(crypto::sha256(kProfileKey), principal(kProfileKey, false));
+    keys.put(crypto::sha256(kFullKey), principal(kFullKey, true), keys.begin_read());
+    keys.put(crypto::sha256(kProfileKey), principal(kProfileKey, false), keys.begin_read());
     bans.put(std::string(kBanned), cache::Ban{.until = clock.now() + std::chrono::hours(24 * 365 * 50), .step = 1});
     http::PipelineOptions options;
     options.trusted_proxies = {std::string(kPeer)};
     options.docs_url = "https://docs.example/";
     options.developers_url = "https://developers.example/";
     pipeline = std::make_unique<http::Pipeline>(
-        http::PipelineDeps{router, metrics, clock, bans, ladder, keys, pool, counters, local_rates}, options);
+        http::PipelineDeps{router, metrics, clock, bans, ladder, keys, unknown_keys, pool, counters, local_rates}, options);
   }
 };
 

@@ -60,7 +60,7 @@ class AuthenticateTest : public ::testing::Test {
     p->key_id = ApiKeyId{5};
     p->user_id = UserId{9};
     p->key_hash = crypto::sha256(key);
-    keys.put(p->key_hash, p);
+    keys.put(p->key_hash, p, keys.begin_read());
     return p;
   }
 
@@ -133,7 +133,7 @@ TEST_F(AuthenticateTest, LeavesAWellFormedUnknownKeyToTheSlowPath) {
 }
 
 TEST_F(AuthenticateTest, RefusesAKeyCachedAsUnknown) {
-  keys.put(crypto::sha256(key("unknown")), nullptr);
+  keys.put(crypto::sha256(key("unknown")), nullptr, keys.begin_read());
   EXPECT_EQ(message_key(authenticate(key("unknown"))), "auth.api_key.invalid");
 }
 
