@@ -86,7 +86,9 @@ def redis_state(h, rate=True):
     keys = sorted(redis_command(h.redis_url, "KEYS", h.redis_prefix + "*"))
     if not rate:
         keys = [k for k in keys if not (k.startswith((h.redis_prefix + "rl:").encode()) or b":rl:" in k)]
-    return {k: redis_command(h.redis_url, "DUMP", k) for k in keys}
+    dumps = {k: redis_command(h.redis_url, "DUMP", k) for k in keys}
+    # A key that expired between KEYS and DUMP is gone, not changed: time's doing, not a call's.
+    return {k: v for k, v in dumps.items() if v is not None}
 
 
 def redis_unchanged(before, after):
