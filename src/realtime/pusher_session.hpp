@@ -58,6 +58,9 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
  private:
   struct Subscription {
     std::string channel;
+    // Which subscribe this is: a check started for an earlier subscription of the same channel
+    // (unsubscribed meanwhile) must not complete this one.
+    std::uint64_t id = 0;
     bool pending = true;  // signature checked, the snapshot being read
     std::vector<std::pair<Frame, std::int64_t>> held;  // events that arrived while pending
     // The highest seq sent: an event at or below it is already reflected in what the client has
@@ -74,9 +77,9 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   void subscribe(const ClientMessage& m);
   std::optional<Grant> take_grant(const std::string& channel);
   // On the blocking pool: the grant's key when the key cache did not know it, then the snapshot.
-  void complete_off_thread(const std::string& name, const Channel& channel, std::optional<crypto::Sha256Digest> key,
-                           bool wants_snapshot);
-  void complete_subscribe(const std::string& channel, bool key_valid, std::optional<Event> snapshot);
+  void complete_off_thread(const std::string& name, std::uint64_t id, const Channel& channel,
+                           std::optional<crypto::Sha256Digest> key, bool wants_snapshot);
+  void complete_subscribe(const std::string& channel, std::uint64_t id, bool key_valid, std::optional<Event> snapshot);
   void unsubscribe(const std::string& channel);
   void send_in_order(Subscription& sub, Frame frame, std::int64_t seq);
   void attach(Subscription& sub, const Grant& grant);
@@ -109,6 +112,7 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   std::unique_ptr<AddressSlots::Slot> address_slot_;
   std::vector<Frame> queue_;  // queue_[0] is in flight while writing_
   std::vector<Subscription> subs_;
+  std::uint64_t last_subscription_id_ = 0;
   std::vector<Grant> grants_;  // granted on this instance, waiting for their subscribe
   // A grant was dropped to keep grants_ bounded: an authorization without its grant may be that
   // one, so it no longer subscribes unchecked.

@@ -84,25 +84,27 @@ void PusherSession::subscribe(const ClientMessage& m) {
   // Registered before the snapshot is read, so no event falls between the two; events that
   // arrive meanwhile are held and sent after it. The key is tracked from now on, so that an
   // invalidation landing while the subscription is set up closes the socket.
-  subs_.push_back(Subscription{.channel = m.channel});
+  const std::uint64_t id = ++last_subscription_id_;
+  subs_.push_back(Subscription{.channel = m.channel, .id = id});
   if (grant) attach(subs_.back(), *grant);
   hub_->add_subscriber(m.channel, shared_from_this());
   const bool wants_snapshot = channel->kind == ChannelKind::order && hub_->hooks.snapshot;
   if (!ask_key && !wants_snapshot) {
-    complete_subscribe(m.channel, true, std::nullopt);
+    complete_subscribe(m.channel, id, true, std::nullopt);
     return;
   }
   std::optional<crypto::Sha256Digest> key;
   if (ask_key) key = grant->key_hash;
-  complete_off_thread(m.channel, *channel, key, wants_snapshot);
+  complete_off_thread(m.channel, id, *channel, key, wants_snapshot);
 }
 
-void PusherSession::complete_off_thread(const std::string& name, const Channel& channel,
+void PusherSession::complete_off_thread(const std::string& name, std::uint64_t id, const Channel& channel,
                                         std::optional<crypto::Sha256Digest> key, bool wants_snapshot) {
   auto hub = hub_;
   // A key or snapshot that cannot be read fails the socket (1011): the client reconnects and gets
   // one, rather than a subscription that silently lacks the current state or was never checked.
-  hub->pool.submit([hub, self = shared_from_this(), name, ch = channel, key, wants_snapshot](db::Resources& r) mutable {
+  hub->pool.submit([hub, self = shared_from_this(), name, id, ch = channel, key,
+                    wants_snapshot](db::Resources& r) mutable {
     bool key_valid = true;
     std::optional<Event> snapshot;
     std::exception_ptr error;
@@ -113,11 +115,11 @@ void PusherSession::complete_off_thread(const std::string& name, const Channel& 
       error = std::current_exception();
     }
     auto ex = self->executor();
-    asio::post(ex, [self = std::move(self), name = std::move(name), key_valid, snapshot = std::move(snapshot),
+    asio::post(ex, [self = std::move(self), name = std::move(name), id, key_valid, snapshot = std::move(snapshot),
                     error]() mutable {
       self->contained([&] {
         if (error) std::rethrow_exception(error);
-        self->complete_subscribe(name, key_valid, std::move(snapshot));
+        self->complete_subscribe(name, id, key_valid, std::move(snapshot));
       });
     });
   });
@@ -134,10 +136,12 @@ std::optional<Grant> PusherSession::take_grant(const std::string& channel) {
   return std::nullopt;
 }
 
-void PusherSession::complete_subscribe(const std::string& channel, bool key_valid, std::optional<Event> snapshot) {
+void PusherSession::complete_subscribe(const std::string& channel, std::uint64_t id, bool key_valid,
+                                       std::optional<Event> snapshot) {
   if (finished_) return;
   auto* sub = find(channel);
-  if (sub == nullptr || !sub->pending) return;  // unsubscribed meanwhile
+  // Unsubscribed meanwhile, perhaps subscribed again: that later subscription waits for its own check.
+  if (sub == nullptr || sub->id != id || !sub->pending) return;
   if (!key_valid) {
     unsubscribe(channel);
     refuse_subscription(channel, 401, error_code::unauthorized, kKeyGone);
