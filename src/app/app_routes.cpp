@@ -100,7 +100,7 @@ void App::register_routes(const AppOptions& options) {
        }});
   realtime::register_auth_routes(router_, blocking_,
                                  {.signer = channel_signer_, .on_granted = [this](db::Resources& r, const realtime::Grant& g) {
-                                    hub_.record_grant(r.redis, g);
+                                    return hub_.record_grant(r.redis, g);
                                   }});
   orders::register_order_read_routes(router_, blocking_);
   orders::register_order_write_routes(

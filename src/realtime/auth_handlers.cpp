@@ -19,6 +19,9 @@ namespace {
 
 namespace asio = boost::asio;
 
+// GrantOutcome{} is what a job that failed completes with beside its exception.
+enum class GrantOutcome { granted, not_owner, not_recorded };
+
 // Two short fields: a socket id is at most 41 characters and a channel name 200, three times
 // that when percent-encoded; 4 KiB leaves room for the extra parameters clients may add and
 // refuses anything larger before it is read.
@@ -66,13 +69,14 @@ asio::awaitable<Result<http::Reply>> post_auth(Shared& s, http::RequestContext& 
                 .key_hash = principal.key_hash,
                 .expires_at = principal.expires_at};
     auto job = [&s, grant = std::move(grant), order_id = order_channel ? parsed->channel.order_id : std::string()](
-                   db::Resources& r) -> bool {
-      if (!order_id.empty() && !owns_order(r.db, grant.user, order_id)) return false;
-      if (s.options.on_granted) s.options.on_granted(r, grant);
-      return true;
+                   db::Resources& r) -> GrantOutcome {
+      if (!order_id.empty() && !owns_order(r.db, grant.user, order_id)) return GrantOutcome::not_owner;
+      if (s.options.on_granted && !s.options.on_granted(r, grant)) return GrantOutcome::not_recorded;
+      return GrantOutcome::granted;
     };
-    const bool granted = co_await s.pool.run(std::move(job));
-    if (!granted) co_return ApiError::forbidden();
+    const GrantOutcome outcome = co_await s.pool.run(std::move(job));
+    if (outcome == GrantOutcome::not_owner) co_return ApiError::forbidden();
+    if (outcome == GrantOutcome::not_recorded) co_return ApiError::unavailable("channel grant not published");
   }
   co_return auth_reply(s.options.signer, *parsed);
 }

@@ -262,15 +262,17 @@ void Hub::on_fanout(std::string_view signed_payload) {
   core.deliver(message->channel, std::make_shared<const std::string>(message->frame), message->seq);
 }
 
-void Hub::record_grant(cache::Redis& redis, const Grant& grant) {
+bool Hub::record_grant(cache::Redis& redis, const Grant& grant) {
   auto& core = *impl_->core;
-  if (attach_grant(core, grant)) return;
+  if (attach_grant(core, grant)) return true;
   // The socket is another instance's (or gone): the grant travels like an event. It is sent
   // before the answer that lets the client subscribe, and it is applied whenever it arrives.
   try {
     redis.command({"PUBLISH", core.options.fanout_channel, impl_->fanout.sign(format_grant_message(core.origin, grant))});
+    return true;
   } catch (const std::exception& e) {
     log::warn("could not pass a channel grant to the other instances", {{"error", e.what()}});
+    return false;
   }
 }
 

@@ -11,6 +11,7 @@
 #include <boost/beast/http/write.hpp>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -98,6 +99,7 @@ class RealtimeAuthTest : public MigratedTest {
                                          {.signer = signer, .on_granted = [this](db::Resources&, const Grant& g) {
                                             std::lock_guard lock(grants_mutex);
                                             grants.push_back(g);
+                                            return !grants_unreachable;
                                           }});
         });
     port = server->port();
@@ -189,6 +191,7 @@ class RealtimeAuthTest : public MigratedTest {
   std::uint16_t port = 0;
   std::mutex grants_mutex;
   std::vector<Grant> grants;
+  std::atomic<bool> grants_unreachable{false};  // the grant cannot reach the socket's instance
 };
 
 // ---- granted ----
@@ -266,6 +269,23 @@ TEST_F(RealtimeAuthTest, RecordsTheGrantOfTheKeyThatAsked) {
   EXPECT_EQ(after[1].key_id, other.key.key_id);
   EXPECT_EQ(after[1].channel, realtime::preview_channel(alice));
   EXPECT_FALSE(after[1].expires_at);
+}
+
+// An authorization whose grant cannot reach the socket's instance (Redis away, the socket on
+// another instance) would subscribe without its key being checked: none is given.
+TEST_F(RealtimeAuthTest, GivesNoAuthorizationWhoseGrantCouldNotBeRecorded) {
+  const auto key = key_of(alice, scopes({auth::Scope::orders_read}));
+  const std::string channel = realtime::order_channel(order_of(alice));
+  grants_unreachable = true;
+  const auto r = post_form(key, kSocket, channel);
+  ASSERT_EQ(r.result_int(), 503) << r.body();
+  const json body = json::parse(r.body());
+  EXPECT_EQ(body["success"], false);
+  EXPECT_TRUE(body["message"].is_string());
+  EXPECT_FALSE(body.contains("auth")) << r.body();
+  EXPECT_EQ(granted().size(), 1u);  // it was tried
+  grants_unreachable = false;
+  expect_signed(post_form(key, kSocket, channel), kSocket, channel);
 }
 
 // ---- refused: scope and ownership ----

@@ -23,8 +23,10 @@ namespace mediagen::realtime {
 struct AuthRouteOptions {
   const ChannelSigner& signer;
   // Runs on the blocking-pool thread after access was granted, before the answer: records which key
-  // authorized the socket for the channel (may be empty).
-  std::function<void(db::Resources&, const Grant&)> on_granted;
+  // authorized the socket for the channel (may be empty). False when the record could not reach
+  // the socket's instance: the answer is then 503, since an authorization whose grant is missing
+  // would subscribe without its key being checked.
+  std::function<bool(db::Resources&, const Grant&)> on_granted;
 };
 
 void register_auth_routes(http::Router& router, db::BlockingPool& pool, AuthRouteOptions options);

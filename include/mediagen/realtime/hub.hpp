@@ -109,7 +109,8 @@ class Hub final : public Broadcaster {
   // /broadcasting/auth granted a channel to a socket (on a blocking-pool thread): the instance
   // holding the socket learns which key did (directly, or through the fan-out channel), so that
   // the socket can be closed when the key stops being valid. Subscribing never waits for it.
-  void record_grant(cache::Redis& redis, const Grant& grant);
+  // False when the socket is not here and the grant could not be published.
+  bool record_grant(cache::Redis& redis, const Grant& grant);
   // An invalidation named a key or a user: their sockets are checked and closed with 4009 if the
   // key no longer opens channels.
   void key_changed(const crypto::Sha256Digest& key_hash);
