@@ -19,8 +19,8 @@ namespace {
 
 namespace asio = boost::asio;
 
-// GrantOutcome{} is what a job that failed completes with beside its exception.
-enum class GrantOutcome { granted, not_owner, not_recorded };
+// A job that failed completes with GrantOutcome{} beside its exception: that value grants nothing.
+enum class GrantOutcome { not_recorded, not_owner, granted };
 
 // Two short fields: a socket id is at most 41 characters and a channel name 200, three times
 // that when percent-encoded; 4 KiB leaves room for the extra parameters clients may add and
