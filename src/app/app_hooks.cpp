@@ -11,7 +11,7 @@
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/realtime/channel.hpp"
-#include "mediagen/orders/work_queue.hpp"
+#include "mediagen/orders/queue.hpp"
 #include "settings.hpp"
 
 namespace mediagen::app {

@@ -12,7 +12,7 @@
 #include "mediagen/core/json_text.hpp"
 #include "mediagen/docs/embedded.hpp"
 #include "mediagen/docs/routes.hpp"
-#include "mediagen/orders/order_files.hpp"
+#include "mediagen/orders/order.hpp"
 #include "mediagen/orders/routes.hpp"
 #include "mediagen/realtime/auth_routes.hpp"
 #include "mediagen/reseller/code_format.hpp"

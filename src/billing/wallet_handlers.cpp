@@ -102,18 +102,14 @@ asio::awaitable<Result<http::Reply>> ledger(db::BlockingPool& pool, http::Reques
 using Reader = asio::awaitable<Result<http::Reply>> (*)(db::BlockingPool&, http::RequestContext&);
 
 void add_get(http::Router& router, db::BlockingPool& pool, std::string pattern, Reader reader) {
-  router.add_api({
-      .method = http::Method::get,
-      .pattern = std::move(pattern),
-      .access = http::Access::scope,
-      .scope = auth::Scope::billing_read,
-      // Switched off, the account has no wallet paths at all (spec 4.6).
-      .exists_for = [&pool](http::RequestContext& ctx) -> asio::awaitable<bool> {
-        auto read = [user = ctx.principal->user_id](db::Resources& r) { return wallet_enabled(r.db, user); };
-        co_return co_await pool.run(std::move(read));
-      },
-      .handler = [&pool, reader](http::RequestContext& ctx) { return reader(pool, ctx); },
-  });
+  auto route = http::scoped_get(std::move(pattern), auth::Scope::billing_read,
+                                [&pool, reader](http::RequestContext& ctx) { return reader(pool, ctx); });
+  // Switched off, the account has no wallet paths at all (spec 4.6).
+  route.exists_for = [&pool](http::RequestContext& ctx) -> asio::awaitable<bool> {
+    auto read = [user = ctx.principal->user_id](db::Resources& r) { return wallet_enabled(r.db, user); };
+    co_return co_await pool.run(std::move(read));
+  };
+  router.add_api(std::move(route));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "audio_out.hpp"
 
+#include "mediagen/engines/codec.hpp"
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -18,40 +20,12 @@ extern "C" {
 namespace mediagen::compat {
 namespace {
 
-struct CodecFree {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-};
-struct ParserFree {
-  void operator()(AVCodecParserContext* p) const { av_parser_close(p); }
-};
-struct PacketFree {
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
-struct FrameFree {
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-};
-struct SwrFree {
-  void operator()(SwrContext* s) const { swr_free(&s); }
-};
-struct FifoFree {
-  void operator()(AVAudioFifo* f) const { av_audio_fifo_free(f); }
-};
-using CodecPtr = std::unique_ptr<AVCodecContext, CodecFree>;
-using ParserPtr = std::unique_ptr<AVCodecParserContext, ParserFree>;
-using PacketPtr = std::unique_ptr<AVPacket, PacketFree>;
-using FramePtr = std::unique_ptr<AVFrame, FrameFree>;
-using SwrPtr = std::unique_ptr<SwrContext, SwrFree>;
-using FifoPtr = std::unique_ptr<AVAudioFifo, FifoFree>;
-
-// Silenced, and no single FFmpeg block over 64 MiB, as in the audio intake: hostile bytes are
-// refused instead of allocated for.
-void quiet_ffmpeg() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    av_log_set_level(AV_LOG_QUIET);
-    av_max_alloc(std::size_t{64} * 1024 * 1024);
-  });
-}
+using engines::ffmpeg::CodecPtr;
+using engines::ffmpeg::FifoPtr;
+using engines::ffmpeg::FramePtr;
+using engines::ffmpeg::PacketPtr;
+using engines::ffmpeg::ParserPtr;
+using engines::ffmpeg::SwrPtr;
 
 void put_le(std::string& out, std::uint32_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
@@ -69,7 +43,7 @@ class Mp3Decoder {
   using Sink = std::function<bool(const std::uint8_t* const* data, int samples)>;
 
   bool open(int out_rate, AVSampleFormat out_format) {
-    quiet_ffmpeg();
+    engines::ffmpeg::quiet_and_bounded();
     const AVCodec* codec = avcodec_find_decoder(AV_CODEC_ID_MP3);
     if (!codec) return false;
     parser_.reset(av_parser_init(codec->id));
@@ -221,7 +195,7 @@ struct Container {
 class EncodedOut final : public AudioOut {
  public:
   bool open(const char* muxer, std::initializer_list<const char*> encoders, int rate, std::int64_t bit_rate) {
-    quiet_ffmpeg();
+    engines::ffmpeg::quiet_and_bounded();
     const AVCodec* codec = nullptr;
     for (const char* name : encoders) {
       if ((codec = avcodec_find_encoder_by_name(name))) break;

@@ -19,7 +19,8 @@
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/db.hpp"
-#include "mediagen/orders/orders.hpp"
+#include "mediagen/orders/order.hpp"
+#include "mediagen/orders/create.hpp"
 #include "speech_request.hpp"
 
 namespace mediagen::compat {

@@ -4,7 +4,8 @@
 #include <exception>
 
 #include "mediagen/core/log.hpp"
-#include "mediagen/orders/orders.hpp"
+#include "mediagen/orders/order.hpp"
+#include "mediagen/orders/actions.hpp"
 
 namespace mediagen::compat {
 namespace {

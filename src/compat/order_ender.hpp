@@ -15,7 +15,8 @@
 
 #include "mediagen/core/ids.hpp"
 #include "mediagen/db/blocking_pool.hpp"
-#include "mediagen/orders/order_events.hpp"
+#include "mediagen/orders/reads.hpp"
+#include "mediagen/orders/actions.hpp"
 
 namespace mediagen::compat {
 

@@ -16,6 +16,7 @@
 #include "mediagen/compat/routes.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/route.hpp"
+#include "mediagen/orders/create.hpp"
 #include "order_ender.hpp"
 #include "speech_request.hpp"
 

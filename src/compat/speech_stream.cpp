@@ -9,7 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "mediagen/core/log.hpp"
-#include "mediagen/orders/order_reads.hpp"
+#include "mediagen/orders/reads.hpp"
 
 namespace mediagen::compat {
 namespace {

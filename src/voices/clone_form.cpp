@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/core/utf8.hpp"
-#include "mediagen/engines/audio_intake.hpp"
+#include "mediagen/engines/codec.hpp"
 #include "mediagen/voices/clones.hpp"
 
 namespace mediagen::voices {

@@ -10,7 +10,7 @@
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/blocking_pool.hpp"
-#include "mediagen/engines/audio_intake.hpp"
+#include "mediagen/engines/codec.hpp"
 #include "mediagen/http/idempotency.hpp"
 #include "mediagen/http/query.hpp"
 #include "mediagen/http/router.hpp"

@@ -12,8 +12,8 @@
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/transact.hpp"
-#include "mediagen/engines/audio_intake.hpp"
-#include "mediagen/engines/voice_profile.hpp"
+#include "mediagen/engines/codec.hpp"
+#include "mediagen/engines/voice.hpp"
 #include "mediagen/storage/object_store.hpp"
 #include "mediagen/voices/clones.hpp"
 

@@ -1,5 +1,5 @@
 // The catalogue of the synthesiser installed on this machine.
-#include "mediagen/engines/espeak_voices.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "mediagen/voices/catalogue_builder.hpp"
 
 namespace mediagen::voices {

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "mediagen/core/log.hpp"
-#include "mediagen/engines/espeak_engine.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "voice_feature_store.hpp"
 
 namespace mediagen::voices {

@@ -1,8 +1,9 @@
 #include "chunk_job.hpp"
 
 #include "engine_request.hpp"
-#include "mediagen/engines/audio_finish.hpp"
-#include "mediagen/engines/prompt_engine.hpp"
+#include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/speech.hpp"
+#include "mediagen/engines/prompt.hpp"
 #include "mediagen/engines/upstream.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/object_store.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <variant>
 
-#include "mediagen/orders/work_queue.hpp"
+#include "mediagen/orders/queue.hpp"
 #include "mediagen/workers/content_check.hpp"
 
 namespace mediagen::storage {

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "mediagen/engines/engine.hpp"
-#include "mediagen/engines/prompt_engine.hpp"
+#include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/prompt.hpp"
 #include "mediagen/engines/upstream.hpp"
 
 namespace mediagen::workers::detail {

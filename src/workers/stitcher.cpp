@@ -1,8 +1,8 @@
 #include "mediagen/workers/stitcher.hpp"
 
 #include "mediagen/core/log.hpp"
-#include "mediagen/engines/mp3_concat.hpp"
-#include "mediagen/engines/subtitles.hpp"
+#include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/object_store.hpp"
 #include "timings.hpp"

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mediagen/engines/engine.hpp"
+#include "mediagen/engines/audio.hpp"
 
 namespace mediagen::workers::detail {
 

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/core/json_text.hpp"
-#include "mediagen/engines/audio_intake.hpp"
-#include "mediagen/engines/voice_features.hpp"
+#include "mediagen/engines/codec.hpp"
+#include "mediagen/engines/voice.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/object_store.hpp"
 

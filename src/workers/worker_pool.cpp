@@ -12,7 +12,7 @@
 #include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/connection.hpp"
-#include "mediagen/orders/work_queue.hpp"
+#include "mediagen/orders/queue.hpp"
 #include "mediagen/workers/janitor.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "mediagen/workers/stitcher.hpp"

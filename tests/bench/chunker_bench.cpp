@@ -1,7 +1,7 @@
 // Chunker throughput on a 1 MB mixed English/Russian text: capacity 5000 chars and 4000 UTF-8
 // bytes, ordinary and paragraph mode; median of 5 runs, in MB/s of input. Also the UTF-8 check
 // the preview runs first. Build from the repository root with
-//   g++ -O2 -std=c++20 -I include src/orders/text_rules.cpp src/orders/chunker.cpp
+//   g++ -O2 -std=c++20 -I include src/orders/text/text_rules.cpp src/orders/text/chunker.cpp
 //       tests/bench/chunker_bench.cpp -o chunker_bench
 // (one command line).
 #include <algorithm>
@@ -12,8 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mediagen/orders/chunker.hpp"
-#include "mediagen/orders/text_rules.hpp"
+#include "mediagen/orders/text.hpp"
 
 namespace {
 

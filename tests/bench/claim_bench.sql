@@ -1,7 +1,7 @@
 -- One worker cycle of the chunk queue (performance goal G6), run by orders_bench.sh with pgbench
 -- -M prepared while a filled queue drains: the claim transaction exactly as WorkQueue::claim
--- runs it (the claim statement of src/orders/work_store.hpp, then the order's start), then the
--- lease-fenced completion UPDATE of src/orders/work_settle_store.cpp. Keep both in step with the code.
+-- runs it (the claim statement of src/orders/queue/work_store.hpp, then the order's start), then the
+-- lease-fenced completion UPDATE of src/orders/queue/work_settle_store.cpp. Keep both in step with the code.
 -- One pgbench transaction = one claim + one completion = two commits.
 --
 -- The lease token ($1 of the claim) is made from a random number here, because pgbench variables

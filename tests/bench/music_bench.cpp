@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "engines/music_composer.hpp"
-#include "engines/music_styles.hpp"
-#include "engines/music_synth.hpp"
-#include "mediagen/engines/music_engine.hpp"
+#include "engines/music/music_composer.hpp"
+#include "engines/music/music_styles.hpp"
+#include "engines/music/music_synth.hpp"
+#include "mediagen/engines/music.hpp"
 
 namespace {
 

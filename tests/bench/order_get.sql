@@ -1,4 +1,4 @@
--- The SQL of GET /orders/{id} as the server runs it (src/orders/order_read_store.cpp: the order row,
+-- The SQL of GET /orders/{id} as the server runs it (src/orders/reads/order_read_store.cpp: the order row,
 -- then its items, each a single statement outside a transaction), for pgbench -M prepared.
 -- orders_bench.sh runs it beside the HTTP route (G3): it shows how much of the gap to
 -- pgbench -S is the route's SQL and how much is the server. Variable: order (uuid).

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "mediagen/engines/mp3.hpp"
-#include "mediagen/engines/sfx_engine.hpp"
+#include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/sfx.hpp"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include "mediagen/engines/espeak_engine.hpp"
-#include "mediagen/engines/mp3.hpp"
+#include "mediagen/engines/speech.hpp"
+#include "mediagen/engines/audio.hpp"
 
 namespace {
 

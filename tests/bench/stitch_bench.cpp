@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "mediagen/engines/audio_finish.hpp"
-#include "mediagen/engines/mp3_concat.hpp"
+#include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/local_store.hpp"
 #include "mediagen/workers/stitcher.hpp"

@@ -20,8 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "mediagen/engines/espeak_engine.hpp"
-#include "mediagen/engines/voice_features.hpp"
+#include "mediagen/engines/speech.hpp"
+#include "mediagen/engines/voice.hpp"
 #include "mediagen/voices/catalogue_builder.hpp"
 #include "mediagen/voices/voice_search.hpp"
 

@@ -11,9 +11,9 @@
 #include <cmath>
 #include <string_view>
 
-#include "engines/audio_intake_decode.hpp"
+#include "engines/codec/audio_intake_decode.hpp"
 #include "fuzz_support.hpp"
-#include "mediagen/engines/audio_intake.hpp"
+#include "mediagen/engines/codec.hpp"
 
 namespace {
 

@@ -16,8 +16,7 @@
 
 #include "fuzz_support.hpp"
 #include "mediagen/core/utf8.hpp"
-#include "mediagen/orders/chunker.hpp"
-#include "mediagen/orders/text_rules.hpp"
+#include "mediagen/orders/text.hpp"
 
 namespace {
 

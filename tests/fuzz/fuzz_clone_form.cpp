@@ -12,7 +12,7 @@
 
 #include "fuzz_support.hpp"
 #include "mediagen/core/utf8.hpp"
-#include "mediagen/engines/voice_profile.hpp"
+#include "mediagen/engines/voice.hpp"
 #include "mediagen/http/multipart.hpp"
 #include "voices/clone_form.hpp"
 

@@ -1,5 +1,5 @@
 // An item's text: the {"text"} body of POST /orders/{order}/items/{item}/retry and /regenerate
-// (read_item_text, src/orders/order_request.cpp), what the service makes of it before any SQL
+// (read_item_text, src/orders/request/order_request.cpp), what the service makes of it before any SQL
 // (the path ids as issued, the replacement text cleaned and measured against the chunk's
 // limits), and the answer of GET /orders/{order}/items/{item}/text (item_text_json) for a stored
 // text. Input: line 1 the {order} path segment, line 2 {item}, line 3 1 byte of capacity unit
@@ -19,12 +19,10 @@
 #include "http/stages/json_body.hpp"
 #include "mediagen/core/utf8.hpp"
 #include "mediagen/core/uuid.hpp"
-#include "mediagen/orders/chunker.hpp"
+#include "mediagen/orders/text.hpp"
 #include "mediagen/orders/order.hpp"
-#include "mediagen/orders/order_json.hpp"
-#include "mediagen/orders/order_reads.hpp"
-#include "mediagen/orders/text_rules.hpp"
-#include "orders/order_request.hpp"
+#include "mediagen/orders/reads.hpp"
+#include "mediagen/orders/request.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "fuzz_support.hpp"
-#include "mediagen/engines/mp3_concat.hpp"
+#include "mediagen/engines/audio.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The music engine's prompt reading and composer (src/engines/music_styles.hpp,
+// The music engine's prompt reading and composer (src/engines/music/music_styles.hpp,
 // music_composer.hpp) on any bytes: the first line is the prompt, the bytes after it the seed and
 // the length. Properties: the arrangement is a style from the table with a tempo in 50..180 bpm;
 // the score's notes are valid MIDI, start before they end, end within the piece, sound only on
@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <string_view>
 
-#include "engines/music_composer.hpp"
-#include "engines/music_styles.hpp"
+#include "engines/music/music_composer.hpp"
+#include "engines/music/music_styles.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,4 +1,4 @@
-// POST /orders as the service reads it before any SQL (src/orders/order_create_service.cpp
+// POST /orders as the service reads it before any SQL (src/orders/create/order_create_service.cpp
 // create_order): the Idempotency-Key, the body as the body stage reads it (JSON, or
 // multipart/form-data read as its JSON body), read_create_request, the estimate's plan and the
 // 422 that ends a request (shape_refusal). Input: line 1 Idempotency-Key (empty: none), line 2
@@ -22,11 +22,10 @@
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/http/multipart.hpp"
 #include "mediagen/orders/order.hpp"
-#include "mediagen/orders/orders.hpp"
-#include "mediagen/orders/text_rules.hpp"
-#include "orders/generative.hpp"
-#include "orders/order_form.hpp"
-#include "orders/order_request.hpp"
+#include "mediagen/orders/create.hpp"
+#include "mediagen/orders/text.hpp"
+#include "mediagen/orders/request.hpp"
+#include "orders/routes/order_form.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// POST /orders as multipart/form-data read as its JSON body (src/orders/order_form.hpp). Input:
+// POST /orders as multipart/form-data read as its JSON body (src/orders/routes/order_form.hpp). Input:
 // a multipart body with the boundary "b". Properties:
 //   - nothing crashes or leaks, whatever the bytes;
 //   - a refusal is a 422 naming fields;
@@ -10,7 +10,7 @@
 
 #include "fuzz_support.hpp"
 #include "mediagen/http/multipart.hpp"
-#include "orders/order_form.hpp"
+#include "orders/routes/order_form.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace mediagen;

@@ -20,7 +20,7 @@
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/http/query.hpp"
-#include "mediagen/orders/chunker.hpp"
+#include "mediagen/orders/text.hpp"
 #include "mediagen/orders/order.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // The chunk-preview routes (spec 4.1.2) as far as they read the request (src/orders/
-// preview_request.cpp) and turn it into a stored plan and its pages (src/orders/preview.cpp).
+// preview_request.cpp) and turn it into a stored plan and its pages (src/orders/preview/preview.cpp).
 // Input: line 1 the query string of GET /orders/chunks/preview and of GET .../{previewId}, line 2
 // that previewId, line 3 the page size to render with, the rest the POST body as the body stage
 // reads it. Properties:
@@ -22,9 +22,8 @@
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/orders/preview.hpp"
-#include "orders/generative.hpp"
-#include "orders/order_request.hpp"
-#include "orders/preview_request.hpp"
+#include "mediagen/orders/request.hpp"
+#include "orders/preview/preview_request.hpp"
 
 namespace {
 

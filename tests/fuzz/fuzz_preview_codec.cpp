@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_support.hpp"
-#include "orders/preview_codec.hpp"
+#include "orders/preview/preview_codec.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include "fuzz_support.hpp"
 #include "mediagen/core/utf8.hpp"
-#include "mediagen/engines/prompt_words.hpp"
+#include "mediagen/engines/prompt.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace mediagen::engines;

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "fuzz_support.hpp"
-#include "mediagen/orders/topup_quote.hpp"
+#include "mediagen/orders/limits.hpp"
 
 namespace {
 

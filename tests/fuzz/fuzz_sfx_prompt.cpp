@@ -7,9 +7,9 @@
 #include <cmath>
 #include <string_view>
 
-#include "engines/sfx_recipes.hpp"
+#include "engines/sfx/sfx_recipes.hpp"
 #include "fuzz_support.hpp"
-#include "mediagen/engines/sfx_engine.hpp"
+#include "mediagen/engines/sfx.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace mediagen::engines;

@@ -1,4 +1,4 @@
-// What upstream providers answer (src/engines/upstream_parse.cpp): ElevenLabs' timed speech
+// What upstream providers answer (src/engines/upstream/upstream_parse.cpp): ElevenLabs' timed speech
 // (base64 audio and character alignment), both shapes of voice lists, and error bodies. The first
 // byte picks the parser; the rest is the body. Properties:
 //   - no parser crashes, whatever the bytes;
@@ -11,7 +11,7 @@
 
 #include "fuzz_support.hpp"
 #include "mediagen/core/utf8.hpp"
-#include "mediagen/engines/upstream_parse.hpp"
+#include "mediagen/engines/upstream.hpp"
 
 namespace {
 

@@ -7,8 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/billing/subscriptions.hpp"
-#include "mediagen/orders/orders.hpp"
-#include "mediagen/orders/work_queue.hpp"
+#include "mediagen/orders/order.hpp"
+#include "mediagen/orders/items.hpp"
+#include "mediagen/orders/queue.hpp"
 #include "template_orders_fixture.hpp"
 
 namespace mediagen::test {

@@ -18,7 +18,7 @@
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/router.hpp"
 #include "mediagen/db/pg.hpp"
-#include "mediagen/orders/order_reads.hpp"
+#include "mediagen/orders/reads.hpp"
 #include "mediagen/orders/routes.hpp"
 #include "mediagen/templates/seed.hpp"
 #include "support.hpp"

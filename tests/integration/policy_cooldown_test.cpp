@@ -7,8 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mediagen/orders/orders.hpp"
-#include "mediagen/orders/work_queue.hpp"
+#include "mediagen/orders/order.hpp"
+#include "mediagen/orders/create.hpp"
+#include "mediagen/orders/actions.hpp"
+#include "mediagen/orders/queue.hpp"
 #include "template_orders_fixture.hpp"
 
 namespace mediagen::test {

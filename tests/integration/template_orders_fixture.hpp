@@ -8,8 +8,9 @@
 #include <string>
 
 #include "mediagen/auth/keys.hpp"
-#include "mediagen/orders/orders.hpp"
-#include "mediagen/orders/work_queue.hpp"
+#include "mediagen/orders/order.hpp"
+#include "mediagen/orders/create.hpp"
+#include "mediagen/orders/queue.hpp"
 #include "mediagen/templates/seed.hpp"
 #include "mediagen/templates/templates.hpp"
 #include "mediagen/voices/catalogue_builder.hpp"

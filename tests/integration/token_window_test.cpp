@@ -10,7 +10,7 @@
 
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/pg.hpp"
-#include "mediagen/orders/token_windows.hpp"
+#include "mediagen/orders/limits.hpp"
 #include "support.hpp"
 
 namespace mediagen::test {

@@ -7,8 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/billing/subscriptions.hpp"
-#include "mediagen/orders/topup_quote.hpp"
-#include "mediagen/orders/work_queue.hpp"
+#include "mediagen/orders/limits.hpp"
+#include "mediagen/orders/create.hpp"
+#include "mediagen/orders/queue.hpp"
 #include "template_orders_fixture.hpp"
 
 namespace mediagen::test {

@@ -17,8 +17,8 @@
 #include <set>
 
 #include "mediagen/db/pg.hpp"
-#include "mediagen/engines/audio_intake.hpp"
-#include "mediagen/engines/espeak_engine.hpp"
+#include "mediagen/engines/codec.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "mediagen/templates/seed.hpp"
 #include "mediagen/voices/catalogue_builder.hpp"
 #include "mediagen/voices/voice_search.hpp"

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "mediagen/db/pg.hpp"
-#include "mediagen/engines/espeak_voices.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "mediagen/templates/seed.hpp"
 #include "mediagen/voices/voices.hpp"
 #include "support.hpp"

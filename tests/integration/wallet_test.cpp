@@ -11,7 +11,7 @@
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/pg.hpp"
 #include "mediagen/db/transact.hpp"
-#include "mediagen/orders/order_money.hpp"
+#include "mediagen/orders/order.hpp"
 #include "support.hpp"
 
 namespace mediagen::test {

@@ -3,8 +3,8 @@
 // each chunk is charged once; an engine the pool lacks fails the chunk and returns its money.
 #include <gtest/gtest.h>
 
-#include "mediagen/engines/music_engine.hpp"
-#include "mediagen/engines/sfx_engine.hpp"
+#include "mediagen/engines/music.hpp"
+#include "mediagen/engines/sfx.hpp"
 #include "mediagen/workers/worker_pool.hpp"
 #include "unit/engines/mp3_decode.hpp"
 #include "workers_fixture.hpp"

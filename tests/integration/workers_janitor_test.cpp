@@ -2,7 +2,8 @@
 // durations given as options (0 s: due now; a day: not due), never slept.
 #include <gtest/gtest.h>
 
-#include "mediagen/engines/audio_finish.hpp"
+#include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "mediagen/workers/janitor.hpp"
 #include "mediagen/workers/stitcher.hpp"
 #include "workers_fixture.hpp"

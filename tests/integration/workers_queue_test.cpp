@@ -6,7 +6,7 @@
 #include <set>
 #include <thread>
 
-#include "orders/work_store.hpp"
+#include "orders/queue/work_store.hpp"
 #include "workers_fixture.hpp"
 #include "mediagen/db/pg.hpp"
 

@@ -11,9 +11,9 @@
 #include <filesystem>
 
 #include "mediagen/core/uuid.hpp"
-#include "mediagen/engines/audio_finish.hpp"
-#include "mediagen/engines/mp3_concat.hpp"
-#include "mediagen/orders/order_money.hpp"
+#include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/speech.hpp"
+#include "mediagen/orders/order.hpp"
 #include "mediagen/workers/stitcher.hpp"
 #include "unit/engines/mp3_decode.hpp"
 #include "workers_fixture.hpp"

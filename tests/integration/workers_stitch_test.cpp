@@ -2,8 +2,8 @@
 // a missing chunk file does, and the invariants' own ability to fail.
 #include <gtest/gtest.h>
 
-#include "mediagen/engines/audio_finish.hpp"
-#include "mediagen/engines/mp3_concat.hpp"
+#include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "mediagen/workers/stitcher.hpp"
 #include "mediagen/db/pg.hpp"
 #include "unit/engines/mp3_decode.hpp"

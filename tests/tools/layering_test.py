@@ -217,7 +217,11 @@ def owner_of(rel, by_file, by_dir):
     for top in ("src/", "include/mediagen/"):
         if rel.startswith(top):
             sub, base = os.path.split(rel[len(top):])
-            return by_file.get(f"src/{sub}/{os.path.splitext(base)[0]}.cpp") or by_dir.get(sub)
+            stem = os.path.splitext(base)[0]
+            # A room's one public header is named as its room: include/mediagen/orders/queue.hpp
+            # belongs to the target of src/orders/queue/.
+            room = by_dir.get(f"{sub}/{stem}") if top == "include/mediagen/" else None
+            return room or by_file.get(f"src/{sub}/{stem}.cpp") or by_dir.get(sub)
     return None
 
 
@@ -273,6 +277,13 @@ def undeclared(edges, targets):
             if b not in reach[a]]
 
 
+def private_reaches(edges):
+    """A header under src/ is its target's own: another target reaches it only through the
+    public headers under include/mediagen/ (the rooms of orders and engines above all)."""
+    return [f"{f}:{l} includes {n} (a private header of {b}, from {a})" for f, l, n, a, b in edges
+            if not n.startswith("mediagen/") and "/" in n]  # a bare name is a file beside it (main.cpp)
+
+
 def floor_violations(edges, targets):
     out = [f"{n} links {d} (a floor may link only floors)" for n in sorted(targets)
            if n in FLOORS for d in links(targets, n) if d not in FLOORS]
@@ -325,6 +336,9 @@ class LayeringTest(unittest.TestCase):
 
     def test_includes_follow_declared_links(self):
         self.report(undeclared(self.edges, self.targets), "add the link or move the code")
+
+    def test_private_headers_stay_in_their_target(self):
+        self.report(private_reaches(self.edges), "include the room's public header instead")
 
     def test_declared_links_have_no_cycle(self):
         self.report(cycles(self.targets), "cycle in the declared links")

@@ -57,7 +57,7 @@ def may_name_statuses(rel):
     # ("active", "cancelled"), named only by the usage store that derives them; and gift codes
     # ("cancelled"), named only by their status file and the reseller store. OpenAI's model
     # objects carry a "created" time, written by the compatible surface's service.
-    return (rel == os.path.join("src", "orders", "order_status.cpp")
+    return (rel == os.path.join("src", "orders", "order", "order_status.cpp")
             or rel in {os.path.join("src", "voices", "clone_status.cpp"),
                        os.path.join("src", "voices", "clone_store.cpp"),
                        os.path.join("src", "billing", "usage_store.cpp"),
@@ -65,7 +65,7 @@ def may_name_statuses(rel):
                        os.path.join("src", "reseller", "reseller_store.cpp"),
                        os.path.join("src", "compat", "compat_service.cpp")}
             or (rel.startswith(os.path.join("src", "orders")) and is_store(rel))
-            or rel in {os.path.join("src", "orders", "preview.cpp")})
+            or rel in {os.path.join("src", "orders", "preview", "preview.cpp")})
 
 
 def long_functions(text):
@@ -141,8 +141,8 @@ class SourceRulesTest(unittest.TestCase):
         self.assertEqual(long_functions("int f() {\n  x();\n}\n"), [])
         table = "constexpr std::array kT = std::to_array<E>({\n" + "  {1},\n" * (MAX_FUNCTION_LINES + 1) + "});\n"
         self.assertEqual(long_functions(table), [])
-        self.assertTrue(is_store(os.path.join("src", "orders", "item_store.cpp")))
-        self.assertFalse(is_store(os.path.join("src", "orders", "item_service.cpp")))
+        self.assertTrue(is_store(os.path.join("src", "orders", "items", "item_store.cpp")))
+        self.assertFalse(is_store(os.path.join("src", "orders", "items", "item_service.cpp")))
         self.assertTrue(DUMP.search('std::string s = j.dump();'))
         self.assertTrue(DETACHED.search('co_spawn(ex, f(), asio::detached);'))
         self.assertFalse(DUMP.search(COMMENT.sub("", "x(); // j.dump()")))

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "mediagen/compat/order_waiters.hpp"
-#include "mediagen/orders/orders.hpp"
+#include "mediagen/orders/order.hpp"
 
 namespace mediagen::http {
 class Router;

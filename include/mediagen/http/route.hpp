@@ -96,4 +96,15 @@ struct Route {
   std::size_t metrics_index = 0;  // set by the router
 };
 
+// A GET of the API that needs `scope`, answered by `handler`: the shape of every read route.
+inline Route scoped_get(std::string pattern, auth::Scope scope, Handler handler) {
+  return Route{
+      .method = Method::get,
+      .pattern = std::move(pattern),
+      .access = Access::scope,
+      .scope = scope,
+      .handler = std::move(handler),
+  };
+}
+
 }  // namespace mediagen::http

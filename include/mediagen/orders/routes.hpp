@@ -6,7 +6,8 @@
 
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/ids.hpp"
-#include "mediagen/orders/order_events.hpp"
+#include "mediagen/orders/preview.hpp"
+#include "mediagen/orders/reads.hpp"
 
 namespace mediagen::http {
 class Router;
@@ -22,21 +23,6 @@ class ObjectStore;
 }
 
 namespace mediagen::orders {
-
-struct PreviewOptions {
-  std::string redis_prefix;
-  // Called (on a blocking-pool thread) when a background preview is ready: the realtime
-  // `ready` event on private-chunks.preview.{userId} is sent from here.
-  std::function<void(UserId user, std::string_view preview_id)> on_ready;
-};
-
-// POST /orders/chunks/preview, GET /orders/chunks/preview, GET /orders/chunks/preview/{previewId}.
-void register_preview_routes(http::Router& router, db::BlockingPool& pool, PreviewOptions options);
-
-// GET /orders, GET /orders/{order}, GET /orders/{order}/items, GET /orders/{order}/items/{item},
-// GET /orders/{order}/items/{item}/text (spec 4.1, 4.2), all with orders.read. Orders have no
-// update or delete: PUT, PATCH and DELETE /orders/{order} answer 405 from the router.
-void register_order_read_routes(http::Router& router, db::BlockingPool& pool);
 
 class QuoteSigner;
 

@@ -21,7 +21,7 @@
 #include <utility>
 
 #include "mediagen/db/db.hpp"
-#include "mediagen/engines/voice_features.hpp"
+#include "mediagen/engines/voice.hpp"
 #include "mediagen/realtime/event.hpp"
 
 namespace mediagen::storage {

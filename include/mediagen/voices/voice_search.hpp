@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "mediagen/db/db.hpp"
-#include "mediagen/engines/voice_features.hpp"
+#include "mediagen/engines/voice.hpp"
 
 namespace mediagen::engines {
 class EspeakEngine;

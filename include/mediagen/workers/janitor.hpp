@@ -10,7 +10,7 @@
 #include <chrono>
 
 #include "mediagen/db/db.hpp"
-#include "mediagen/orders/work_queue.hpp"
+#include "mediagen/orders/queue.hpp"
 
 namespace mediagen::storage {
 class ObjectStore;

@@ -3,8 +3,8 @@
 // others. Called from every worker thread at once: a source serialises inside if it must.
 #include <boost/system/result.hpp>
 
-#include "mediagen/engines/engine.hpp"
-#include "mediagen/engines/espeak_engine.hpp"
+#include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/speech.hpp"
 
 namespace mediagen::workers {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "mediagen/orders/work_queue.hpp"
+#include "mediagen/orders/queue.hpp"
 
 namespace mediagen::storage {
 class ObjectStore;

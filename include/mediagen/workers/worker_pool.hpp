@@ -23,7 +23,7 @@
 
 #include "mediagen/core/counters.hpp"
 #include "mediagen/db/connection.hpp"
-#include "mediagen/orders/policy_cooldown.hpp"
+#include "mediagen/orders/limits.hpp"
 #include "mediagen/workers/content_check.hpp"
 
 namespace mediagen::storage {

@@ -6,7 +6,7 @@
 
 #include "compat/audio_out.hpp"
 #include "compat/speech_stream.hpp"
-#include "mediagen/engines/mp3.hpp"
+#include "mediagen/engines/audio.hpp"
 
 namespace mediagen::compat {
 namespace {

@@ -1,6 +1,6 @@
 // Finishing chunks: each chunk at one loudness, silent at both ends, so stitched chunks neither
 // jump in level nor click at the joins.
-#include "mediagen/engines/audio_finish.hpp"
+#include "mediagen/engines/audio.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mediagen/engines/espeak_engine.hpp"
-#include "mediagen/engines/mp3_concat.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "unit/engines/mp3_decode.hpp"
 
 namespace mediagen::engines {

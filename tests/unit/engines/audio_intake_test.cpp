@@ -1,7 +1,7 @@
 // Audio intake: every accepted format decodes to the right length and pitch; hostile and
 // non-audio input is refused (or read only as far as it holds audio) and ends quickly. Sample
 // files are encoded by the ffmpeg program into a temporary directory.
-#include "mediagen/engines/audio_intake.hpp"
+#include "mediagen/engines/codec.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

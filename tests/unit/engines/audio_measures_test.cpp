@@ -7,7 +7,7 @@
 #include <numbers>
 #include <random>
 
-#include "mediagen/engines/mp3.hpp"
+#include "mediagen/engines/audio.hpp"
 
 namespace mediagen::engines {
 namespace {

@@ -1,5 +1,5 @@
 // The embedded speech engine, end to end: text in, MP3 out, decoded again and listened to.
-#include "mediagen/engines/espeak_engine.hpp"
+#include "mediagen/engines/speech.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "unit/engines/mp3_decode.hpp"
-#include "mediagen/engines/espeak_voices.hpp"
 
 namespace mediagen::engines {
 namespace {

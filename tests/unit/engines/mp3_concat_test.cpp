@@ -1,5 +1,5 @@
 // Stitching MP3 streams: only whole, matching MPEG audio frames are joined.
-#include "mediagen/engines/mp3_concat.hpp"
+#include "mediagen/engines/audio.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "mediagen/engines/mp3.hpp"
 #include "unit/engines/mp3_decode.hpp"
 
 namespace mediagen::engines {

@@ -5,7 +5,7 @@
 #include <numbers>
 #include <vector>
 
-#include "mediagen/engines/mp3.hpp"
+#include "mediagen/engines/audio.hpp"
 #include "unit/engines/mp3_decode.hpp"
 
 namespace mediagen::engines {

@@ -1,5 +1,5 @@
 // MP3 encoding: what comes out decodes to what went in, at the documented place and length.
-#include "mediagen/engines/mp3.hpp"
+#include "mediagen/engines/audio.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The music composer's tables and scores: what the words choose, and what the seed may and may not
 // change. (music_engine_test.cpp listens to the rendered result.)
-#include "engines/music_composer.hpp"
+#include "engines/music/music_composer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <set>
 #include <string>
 
-#include "engines/music_master.hpp"
-#include "engines/music_styles.hpp"
+#include "engines/music/music_master.hpp"
+#include "engines/music/music_styles.hpp"
 
 namespace mediagen::engines::music {
 namespace {

@@ -1,6 +1,6 @@
 // The music engine, listened to: decoded length, format and level; what the seed and the prompt
 // change; failures. Renders are short (a few seconds) to keep the suite quick in sanitizer builds.
-#include "mediagen/engines/music_engine.hpp"
+#include "mediagen/engines/music.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

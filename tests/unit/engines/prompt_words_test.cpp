@@ -1,5 +1,5 @@
 // Prompt words: what the sound-effect and music tables see of a client's prompt.
-#include "mediagen/engines/prompt_words.hpp"
+#include "mediagen/engines/prompt.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The sound-effect engine end to end: prompt in, MP3 out, decoded and measured the way a listener
 // would judge it (level, length, noise against tone, loudness of a modifier), not by reading
 // the engine's parameters back.
-#include "mediagen/engines/sfx_engine.hpp"
+#include "mediagen/engines/sfx.hpp"
 
 #include <gtest/gtest.h>
 

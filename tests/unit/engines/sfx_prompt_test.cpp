@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "mediagen/engines/sfx_engine.hpp"
+#include "mediagen/engines/sfx.hpp"
 
 namespace mediagen::engines {
 namespace {

@@ -4,10 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "engines/speech_text.hpp"
-#include "engines/speech_voice.hpp"
-#include "mediagen/engines/espeak_engine.hpp"
-#include "mediagen/engines/espeak_voices.hpp"
+#include "engines/speech/speech_text.hpp"
+#include "engines/speech/speech_voice.hpp"
+#include "mediagen/engines/speech.hpp"
 
 namespace mediagen::engines {
 namespace {

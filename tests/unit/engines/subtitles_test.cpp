@@ -1,5 +1,5 @@
 // Subtitles of a stitched track: readable cues, on time, in order, in valid SRT and WebVTT.
-#include "mediagen/engines/subtitles.hpp"
+#include "mediagen/engines/speech.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,7 @@
 #include <vector>
 
 #include "mediagen/core/utf8.hpp"
-#include "mediagen/engines/audio_finish.hpp"
-#include "mediagen/engines/espeak_engine.hpp"
+#include "mediagen/engines/audio.hpp"
 
 namespace mediagen::engines {
 namespace {

@@ -1,8 +1,8 @@
-// The per-upstream cap and circuit breaker (src/engines/upstream_guard.hpp), on a test clock.
+// The per-upstream cap and circuit breaker (src/engines/upstream/upstream_guard.hpp), on a test clock.
 #include <gtest/gtest.h>
 
-#include "engines/upstream_guard.hpp"
-#include "engines/upstream_http.hpp"
+#include "engines/upstream/upstream_guard.hpp"
+#include "engines/upstream/upstream_http.hpp"
 
 namespace mediagen::engines::upstream_detail {
 namespace {

@@ -1,7 +1,7 @@
 // The parsers of upstream answers and the word timings made from them (engines/upstream_parse.hpp).
 #include <gtest/gtest.h>
 
-#include "mediagen/engines/upstream_parse.hpp"
+#include "mediagen/engines/upstream.hpp"
 
 namespace mediagen::engines {
 namespace {

@@ -1,6 +1,6 @@
 // Voice features: what they measure is what a listener hears of a voice, and they tell voices
 // apart across different texts (the basis of voice search and clone matching).
-#include "mediagen/engines/voice_features.hpp"
+#include "mediagen/engines/voice.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,8 @@
 #include <iostream>
 #include <numbers>
 
-#include "mediagen/engines/audio_intake.hpp"
-#include "mediagen/engines/espeak_engine.hpp"
-#include "mediagen/engines/espeak_voices.hpp"
+#include "mediagen/engines/codec.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "unit/engines/wav_file.hpp"
 
 namespace mediagen::engines {

@@ -1,6 +1,6 @@
 // Clone profiles: the builder picks the nearest base and calibrates pitch, range and rate; a
 // clone of a catalogue voice speaks closer to that voice than the default voice does.
-#include "mediagen/engines/voice_profile.hpp"
+#include "mediagen/engines/voice.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mediagen/engines/audio_intake.hpp"
-#include "mediagen/engines/espeak_engine.hpp"
-#include "mediagen/engines/espeak_voices.hpp"
+#include "mediagen/engines/codec.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "unit/engines/wav_file.hpp"
 
 namespace mediagen::engines {

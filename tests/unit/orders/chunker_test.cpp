@@ -1,4 +1,4 @@
-#include "mediagen/orders/chunker.hpp"
+#include "mediagen/orders/text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // Sound-effect and music requests: what task_data may hold, and the plan that prices it.
-#include "orders/generative.hpp"
+#include "mediagen/orders/request.hpp"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
-#include "mediagen/engines/sfx_engine.hpp"
+#include "mediagen/engines/sfx.hpp"
 
 namespace mediagen::orders {
 namespace {

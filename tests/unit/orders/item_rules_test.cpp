@@ -1,6 +1,6 @@
 // can_retry / can_regenerate (spec 2.4, 3.2, 4.2): the rules the item JSON shows and the retry
 // and regenerate operations enforce.
-#include "orders/item_rules.hpp"
+#include "mediagen/orders/reads.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // POST /orders as multipart/form-data: the form read as the JSON body (orders/order_form.hpp),
 // and voice search's judgement of its files (orders/voice_search_order.hpp).
-#include "orders/order_form.hpp"
+#include "orders/routes/order_form.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "orders/order_request.hpp"
-#include "orders/voice_search_order.hpp"
+#include "mediagen/orders/request.hpp"
+#include "mediagen/orders/create.hpp"
 
 namespace mediagen::orders {
 namespace {

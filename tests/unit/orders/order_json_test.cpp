@@ -1,11 +1,10 @@
 // The Order and OrderItem objects of spec 2.3 and 2.4 as the API writes them.
-#include "mediagen/orders/order_json.hpp"
+#include "mediagen/orders/reads.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "mediagen/orders/order_reads.hpp"
 
 namespace mediagen::orders {
 namespace {

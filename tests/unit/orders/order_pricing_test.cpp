@@ -3,8 +3,8 @@
 #include <numeric>
 #include <vector>
 
-#include "mediagen/orders/orders.hpp"
-#include "orders/order_pricing.hpp"
+#include "mediagen/orders/order.hpp"
+#include "mediagen/orders/request.hpp"
 
 namespace mediagen::orders {
 namespace {

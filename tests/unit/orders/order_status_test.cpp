@@ -1,6 +1,6 @@
 // The order state machine: the moves of spec 3.1 and 3.2 and of openapi's choices, and the
 // decision an order takes when its records settle.
-#include "mediagen/orders/order_status.hpp"
+#include "mediagen/orders/order.hpp"
 
 #include <gtest/gtest.h>
 

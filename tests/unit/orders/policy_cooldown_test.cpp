@@ -1,6 +1,6 @@
 // The policy cooldown's refusal and ladder (spec 8.1 policy_cooldown_active): whole seconds rounded
 // up, so a client that waits exactly retry_after (or until retry_at) is let in.
-#include "mediagen/orders/policy_cooldown.hpp"
+#include "mediagen/orders/limits.hpp"
 
 #include <gtest/gtest.h>
 

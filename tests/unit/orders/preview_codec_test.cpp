@@ -3,7 +3,7 @@
 #include <random>
 
 #include "mediagen/orders/preview.hpp"
-#include "orders/preview_codec.hpp"
+#include "orders/preview/preview_codec.hpp"
 
 namespace mediagen::orders {
 namespace {

@@ -1,4 +1,4 @@
-#include "mediagen/orders/token_windows.hpp"
+#include "mediagen/orders/limits.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Top-up quote tokens (spec 7.1 fallback mode): a token accepts exactly the terms it was issued
 // for, until its expiry; any other user, amount, request, secret, or byte changed does not verify.
-#include "mediagen/orders/topup_quote.hpp"
+#include "mediagen/orders/limits.hpp"
 
 #include <gtest/gtest.h>
 

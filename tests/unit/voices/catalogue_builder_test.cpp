@@ -6,7 +6,7 @@
 #include <regex>
 #include <set>
 
-#include "mediagen/engines/espeak_voices.hpp"
+#include "mediagen/engines/speech.hpp"
 #include "mediagen/voices/catalogue_builder.hpp"
 
 namespace mediagen::voices {

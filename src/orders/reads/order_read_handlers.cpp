@@ -1,0 +1,125 @@
+// HTTP of the order reads (spec 4.1, 4.2): parse, read on the blocking pool, render.
+#include <string>
+#include <vector>
+
+#include "mediagen/core/uuid.hpp"
+#include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/http/query.hpp"
+#include "mediagen/http/router.hpp"
+#include "mediagen/orders/reads.hpp"
+#include "mediagen/orders/reads.hpp"
+
+namespace mediagen::orders {
+namespace {
+
+namespace asio = boost::asio;
+
+constexpr std::string_view kStatusValues =
+    "created, pending, in_progress, completed, result_delivered, failed, compensated, cancelled, partially_completed";
+
+// Adds one failure to the 422 being collected, so it names every bad parameter at once.
+void fail(std::optional<ApiError>& error, std::string field, Message message) {
+  if (!error) error = ApiError::validation(std::move(field), std::move(message));
+  else error->add_field(std::move(field), std::move(message));
+}
+
+// Query of GET /orders. Empty values do not filter (as if absent). task_type takes one value or
+// the array form task_type[]; values outside the enum are not an error, they match nothing.
+Result<OrderFilter> parse_filter(const http::Query& query) {
+  const auto page = http::integer_param(query, "page", {.fallback = 1, .min = 1, .max = std::nullopt});
+  const auto per_page = http::integer_param(
+      query, "per_page", {.fallback = kDefaultOrdersPerPage, .min = 1, .max = kMaxOrdersPerPage});
+  std::optional<ApiError> error = http::combined_error({&page, &per_page});
+  OrderFilter filter;
+  if (page) filter.page = *page;
+  if (per_page) filter.per_page = *per_page;
+
+  if (query.has("template_id[]")) {
+    fail(error, "template_id", Message{"validation.uuid", {{"attribute", "template_id"}}});
+  } else if (auto id = query.get("template_id"); id && !id->empty()) {
+    if (is_uuid(*id)) filter.template_id = std::string(*id);
+    else fail(error, "template_id", Message{"validation.uuid", {{"attribute", "template_id"}}});
+  }
+
+  const auto status_in = Message{"validation.in", {{"attribute", "status"}, {"values", std::string(kStatusValues)}}};
+  if (query.has("status[]")) {
+    fail(error, "status", status_in);
+  } else if (auto status = query.get("status"); status && !status->empty()) {
+    if (auto parsed = order_status_from_string(*status)) filter.status = *parsed;
+    else fail(error, "status", status_in);
+  }
+
+  for (auto type : query.all("task_type")) {
+    if (!type.empty()) filter.task_types.emplace_back(type);
+  }
+  if (error) return std::move(*error);
+  return filter;
+}
+
+// An id from the path as issued: in capitals it names the same order (see lowercase_id).
+std::string param(const http::RequestContext& ctx, std::string_view name) {
+  return lowercase_id(ctx.params.get(name).value_or(""));
+}
+
+asio::awaitable<Result<http::Reply>> list(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto filter = parse_filter(http::Query::parse(ctx.query));
+  if (!filter) co_return filter.error();
+  auto read = [user = ctx.principal->user_id, f = std::move(*filter)](db::Resources& r) {
+    return list_orders(r.db, user, f);
+  };
+  const OrderPage page = co_await pool.run(std::move(read));
+  co_return http::Reply{.data_json = order_page_json(page, ctx.tz)};
+}
+
+asio::awaitable<Result<http::Reply>> show(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto read = [user = ctx.principal->user_id, id = param(ctx, "order")](db::Resources& r) {
+    return find_own_order(r.db, user, id, /*with_items=*/true);
+  };
+  Result<Order> order = co_await pool.run(std::move(read));
+  if (!order) co_return order.error();
+  co_return http::Reply{.data_json = order_json(*order, ctx.tz, WithItems::yes)};
+}
+
+asio::awaitable<Result<http::Reply>> items(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto read = [user = ctx.principal->user_id, id = param(ctx, "order")](db::Resources& r) {
+    return find_own_order(r.db, user, id, /*with_items=*/true);
+  };
+  Result<Order> order = co_await pool.run(std::move(read));
+  if (!order) co_return order.error();
+  co_return http::Reply{.data_json = items_json(order->items, ctx.tz)};
+}
+
+asio::awaitable<Result<http::Reply>> item(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto read = [user = ctx.principal->user_id, order_id = param(ctx, "order"),
+               item_id = param(ctx, "item")](db::Resources& r) { return find_own_item(r.db, user, order_id, item_id); };
+  Result<Item> found = co_await pool.run(std::move(read));
+  if (!found) co_return found.error();
+  co_return http::Reply{.data_json = item_json(*found, ctx.tz)};
+}
+
+asio::awaitable<Result<http::Reply>> text(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto read = [user = ctx.principal->user_id, order_id = param(ctx, "order"),
+               item_id = param(ctx, "item")](db::Resources& r) { return item_text(r.db, user, order_id, item_id); };
+  Result<ItemText> found = co_await pool.run(std::move(read));
+  if (!found) co_return found.error();
+  co_return http::Reply{.data_json = item_text_json(*found)};
+}
+
+using Reader = asio::awaitable<Result<http::Reply>> (*)(db::BlockingPool&, http::RequestContext&);
+
+void add_get(http::Router& router, db::BlockingPool& pool, std::string pattern, Reader reader) {
+  router.add_api(http::scoped_get(std::move(pattern), auth::Scope::orders_read,
+                                  [&pool, reader](http::RequestContext& ctx) { return reader(pool, ctx); }));
+}
+
+}  // namespace
+
+void register_order_read_routes(http::Router& router, db::BlockingPool& pool) {
+  add_get(router, pool, "/orders", &list);
+  add_get(router, pool, "/orders/{order}", &show);
+  add_get(router, pool, "/orders/{order}/items", &items);
+  add_get(router, pool, "/orders/{order}/items/{item}", &item);
+  add_get(router, pool, "/orders/{order}/items/{item}/text", &text);
+}
+
+}  // namespace mediagen::orders

@@ -1,0 +1,158 @@
+#include "mediagen/orders/request.hpp"
+
+#include "mediagen/core/idempotency_key.hpp"
+#include "mediagen/core/uuid.hpp"
+#include "mediagen/orders/order.hpp"
+#include "mediagen/orders/text.hpp"
+
+namespace mediagen::orders {
+namespace {
+
+using nlohmann::json;
+
+Message msg(const char* key, std::string attribute) { return Message{key, {{"attribute", std::move(attribute)}}}; }
+
+void read_text(CreateRequest& r, const json* value, const std::string& name, std::size_t max_chars) {
+  if (!value || (value->is_string() && value->get_ref<const std::string&>().empty())) {
+    r.errors.add(name, msg("validation.required", name));
+    return;
+  }
+  if (!value->is_string()) {
+    r.errors.add(name, msg("validation.string", name));
+    return;
+  }
+  r.text = value->get<std::string>();
+  if (count_code_points(r.text) > max_chars) {
+    r.errors.add(name, Message{"validation.max_string", {{"attribute", name}, {"max", std::to_string(max_chars)}}});
+  } else if (trim_spaces(strip_brackets(r.text)).empty()) {
+    r.errors.add(name, msg("validation.nothing_to_speak", name));
+  } else {
+    r.text_ok = true;
+  }
+}
+
+void read_task_data(CreateRequest& r) {
+  if (r.task_type == "sfx") {
+    read_text(r, present_field(r.task_data, "text"), "task_data.text", kPromptCapacity);
+    r.generative = read_generative_params(r.task_type, r.task_data, r.errors);
+  } else if (r.task_type == "music") {
+    read_text(r, present_field(r.task_data, "prompt"), "task_data.prompt", kPromptCapacity);
+    r.generative = read_generative_params(r.task_type, r.task_data, r.errors);
+  } else if (r.task_type == "voice_search") {
+    // The audio comes as multipart input_files[] and is judged by the caller (voice_search_order.hpp).
+    r.top = read_task_integer(r.task_data, "top", 1, 50, r.errors).value_or(10);
+  }
+}
+
+void read_config_override(CreateRequest& r, const json* value) {
+  if (!value) return;
+  if (!value->is_object()) {
+    r.errors.add("config_override", msg("validation.object", "config_override"));
+    return;
+  }
+  r.config_override = *value;
+  for (const auto& [key, v] : value->items()) {
+    const std::string name = "config_override." + key;
+    if (key != "generation_mode") {
+      r.errors.add(name, Message{"validation.in", {{"attribute", "config_override"}, {"values", "generation_mode"}}});
+      continue;
+    }
+    if (v.is_null()) continue;
+    auto mode = v.is_string() ? generation_mode_from_string(v.get_ref<const std::string&>()) : std::nullopt;
+    if (!mode) {
+      r.errors.add(name, Message{"validation.in", {{"attribute", name}, {"values", "ordinary, paragraph"}}});
+    } else {
+      r.mode = *mode;
+    }
+  }
+}
+
+}  // namespace
+
+Result<CreateRequest> read_create_request(const json& body) {
+  if (!body.is_object()) return ApiError::validation("body", msg("validation.object", "body"));
+  CreateRequest r;
+
+  const json* template_id = present_field(body, "template_id");
+  const json* task_type = present_field(body, "task_type");
+  if (template_id) {
+    if (!template_id->is_string() || !is_uuid(template_id->get_ref<const std::string&>())) {
+      r.errors.add("template_id", msg("validation.uuid", "template_id"));
+    } else {
+      r.template_id = template_id->get<std::string>();
+    }
+  }
+  if (task_type) {
+    const std::string* name = task_type->is_string() ? &task_type->get_ref<const std::string&>() : nullptr;
+    if (name && is_task_type(*name) && !is_orderable_task_type(*name)) {
+      r.refusal = ApiError::refused(Reason::service_not_found);
+    } else if (!name || !is_orderable_task_type(*name)) {
+      r.errors.add("task_type", Message{"validation.in", {{"attribute", "task_type"}, {"values", "sfx, music, voice_search"}}});
+    } else if (template_id && *name != "tts") {
+      // A template fixes the service: only its own kind may be named beside it.
+      r.errors.add("task_type", Message{"validation.in", {{"attribute", "task_type"}, {"values", "tts"}}});
+    } else if (!template_id && *name == "tts") {
+      r.errors.add("template_id", Message{"validation.required", {{"attribute", "template_id"}}});
+    } else {
+      r.task_type = *name;
+    }
+  } else if (!template_id) {
+    r.errors.add("template_id", Message{"validation.required_without", {{"attribute", "template_id"}, {"other", "task_type"}}});
+    r.errors.add("task_type", Message{"validation.required_without", {{"attribute", "task_type"}, {"other", "template_id"}}});
+  }
+
+  if (const json* data = present_field(body, "task_data")) {
+    if (!data->is_object()) r.errors.add("task_data", msg("validation.object", "task_data"));
+    else r.task_data = *data;
+  }
+  if (template_id) {
+    read_text(r, present_field(body, "input_text"), "input_text", kMaxInputChars);
+  } else if (task_type && r.task_type != "tts" && !r.refusal) {
+    read_task_data(r);
+  }
+  read_config_override(r, present_field(body, "config_override"));
+
+  // Used only in the explicit-confirmation mode, ignored in normal mode (spec 4.1), typed in both.
+  if (const json* v = present_field(body, "confirm_payg_topup")) {
+    if (!v->is_boolean()) r.errors.add("confirm_payg_topup", msg("validation.boolean", "confirm_payg_topup"));
+    else r.topup.confirmed = v->get<bool>();
+  }
+  if (const json* v = present_field(body, "quote_token")) {
+    if (!v->is_string()) r.errors.add("quote_token", msg("validation.string", "quote_token"));
+    else r.topup.quote_token = v->get<std::string>();
+  }
+  return r;
+}
+
+std::optional<ApiError> shape_refusal(CreateRequest& request, std::optional<ApiError> outdated) {
+  if (request.acceptable() && !outdated) return std::nullopt;
+  if (request.refusal) return std::move(request.refusal);
+  if (auto e = request.errors.take()) return std::move(*e);
+  return outdated;
+}
+
+Result<std::optional<std::string>> read_item_text(const json& body, std::size_t max) {
+  if (!body.is_object()) return ApiError::validation("body", msg("validation.object", "body"));
+  auto it = body.find("text");
+  if (it == body.end() || it->is_null()) return std::optional<std::string>{};
+  if (!it->is_string()) return ApiError::validation("text", msg("validation.string", "text"));
+  const auto& text = it->get_ref<const std::string&>();
+  if (text.empty()) return ApiError::validation("text", msg("validation.required", "text"));
+  if (count_code_points(text) > max) {
+    return ApiError::validation("text", Message{"validation.max_string", {{"attribute", "text"}, {"max", std::to_string(max)}}});
+  }
+  if (trim_spaces(strip_brackets(text)).empty()) {
+    return ApiError::validation("text", msg("validation.nothing_to_speak", "text"));
+  }
+  return std::optional<std::string>{text};
+}
+
+}  // namespace mediagen::orders
+
+namespace mediagen::orders {
+
+std::optional<std::string> valid_idempotency_key(std::string_view header) noexcept {
+  return mediagen::valid_idempotency_key(header);
+}
+
+}  // namespace mediagen::orders
