@@ -30,7 +30,7 @@ realtime::HubHooks App::hub_hooks() {
   return {
       .snapshot = [](db::Resources& r, const realtime::Channel& channel) -> std::optional<realtime::Event> {
         if (channel.kind != realtime::ChannelKind::order) return std::nullopt;
-        return orders::order_snapshot(r.db, channel.order_id);
+        return orders::order_snapshot(r.db, *channel.order_id);
       },
       // A grant's key, checked when the grant is used and after invalidations. A read from
       // PostgreSQL is cached with the ticket taken before it, so an invalidation that lands

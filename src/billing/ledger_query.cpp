@@ -1,7 +1,7 @@
 #include "ledger_query.hpp"
 
 #include "mediagen/core/time_zone.hpp"
-#include "mediagen/core/uuid.hpp"
+#include "mediagen/core/uuid_id.hpp"
 
 namespace mediagen::billing {
 namespace {
@@ -59,7 +59,7 @@ Result<LedgerFilter> parse_ledger_query(const http::Query& query) {
   if (query.has("order_id[]")) {
     fail(error, "order_id", not_uuid);
   } else if (auto id = query.get("order_id"); id && !id->empty()) {
-    if (is_uuid(*id)) filter.order_id = lowercase_id(*id);
+    if (auto parsed = OrderId::parse(*id)) filter.order_id = parsed->str();
     else fail(error, "order_id", not_uuid);
   }
 

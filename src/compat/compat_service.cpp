@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/core/json_text.hpp"
-#include "mediagen/core/uuid.hpp"
+#include "mediagen/core/uuid_id.hpp"
 #include "mediagen/db/transact.hpp"
 #include "mediagen/templates/catalogue.hpp"
 #include "mediagen/templates/templates.hpp"
@@ -50,8 +50,8 @@ std::optional<double> fitted_speed(db::Db& db, const ModelChoice& choice, std::o
 }  // namespace
 
 Result<ModelChoice> resolve_model(db::Db& db, UserId user, std::string_view model) {
-  if (is_uuid(model)) {
-    auto stored = templates::load_template(db, user, lowercase_id(model));
+  if (const auto template_id = TemplateId::parse(model)) {
+    auto stored = templates::load_template(db, user, *template_id);
     if (!stored) {
       if (stored.error().status == 404) return model_not_found(model);
       return stored.error();
@@ -61,7 +61,7 @@ Result<ModelChoice> resolve_model(db::Db& db, UserId user, std::string_view mode
     if (config.is_object() && config.contains("tts_settings") && config["tts_settings"].is_object()) {
       model_id = config["tts_settings"].value("model_id", "");
     }
-    return ModelChoice{.template_id = stored->id, .service_key = stored->service_key, .model_id = model_id};
+    return ModelChoice{.template_id = TemplateId::of_row(stored->id), .service_key = stored->service_key, .model_id = model_id};
   }
   if (const auto slash = model.find('/'); slash != std::string_view::npos) {
     const auto key = model.substr(0, slash);

@@ -26,7 +26,7 @@
 namespace mediagen::compat {
 
 struct ModelChoice {
-  std::optional<std::string> template_id;
+  std::optional<TemplateId> template_id;
   std::string service_key;
   std::string model_id;  // the template's model for a template
 };

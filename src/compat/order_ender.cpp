@@ -16,7 +16,7 @@ constexpr std::chrono::milliseconds kEndDeadline{30'000};
 }  // namespace
 
 void OrderEnder::finish(db::Resources& r, UserId user, const std::string& order_id, int delivered) {
-  auto changes = orders::end_undelivered_order(r.db, user, order_id, delivered);
+  auto changes = orders::end_undelivered_order(r.db, user, OrderId::of_row(order_id), delivered);
   if (!changes) {
     log::warn("an undelivered order could not be ended", {{"order_id", order_id}, {"status", changes.error().status}});
     return;

@@ -66,7 +66,7 @@ asio::awaitable<void> SpeechStream::end_order() {
 asio::awaitable<ChunkState> SpeechStream::await_chunk() {
   for (;;) {
     auto look = [user = setup_.user, id = setup_.order_id, index = index_](db::Resources& r) -> ChunkState {
-      auto order = orders::find_own_order(r.db, user, id, /*with_items=*/true);
+      auto order = orders::find_own_order(r.db, user, OrderId::of_row(id), /*with_items=*/true);
       if (!order) return {.kind = ChunkState::Kind::ended};
       return chunk_state(*order, index);
     };

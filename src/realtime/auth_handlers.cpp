@@ -68,9 +68,9 @@ asio::awaitable<Result<http::Reply>> post_auth(Shared& s, http::RequestContext& 
                 .user = principal.user_id,
                 .key_hash = principal.key_hash,
                 .expires_at = principal.expires_at};
-    auto job = [&s, grant = std::move(grant), order_id = order_channel ? parsed->channel.order_id : std::string()](
+    auto job = [&s, grant = std::move(grant), order_id = order_channel ? parsed->channel.order_id : std::nullopt](
                    db::Resources& r) -> GrantOutcome {
-      if (!order_id.empty() && !owns_order(r.db, grant.user, order_id)) return GrantOutcome::not_owner;
+      if (order_id && !owns_order(r.db, grant.user, *order_id)) return GrantOutcome::not_owner;
       if (s.options.on_granted && !s.options.on_granted(r, grant)) return GrantOutcome::not_recorded;
       return GrantOutcome::granted;
     };

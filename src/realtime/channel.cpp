@@ -5,7 +5,7 @@
 #include <charconv>
 #include <cstdint>
 
-#include "mediagen/core/uuid.hpp"
+#include "mediagen/core/uuid_id.hpp"
 
 namespace mediagen::realtime {
 namespace {
@@ -29,15 +29,6 @@ bool is_channel_char(char c) {
   }
 }
 
-// Lowercase only: ids are issued lowercase, and an uppercase spelling would name a channel
-// nothing is ever published on.
-bool is_lowercase_uuid(std::string_view text) {
-  if (!is_uuid(text)) return false;
-  for (char c : text) {
-    if (c >= 'A' && c <= 'Z') return false;
-  }
-  return true;
-}
 
 // A positive decimal id as users.id stores it: no sign, no leading zero, fits in int64.
 std::optional<UserId> parse_user_id(std::string_view text) {
@@ -73,9 +64,12 @@ std::optional<Channel> parse_channel(std::string_view name) {
     if (!is_channel_char(c)) return std::nullopt;
   }
   if (name.starts_with(kOrderPrefix)) {
-    const std::string_view id = name.substr(kOrderPrefix.size());
-    if (!is_lowercase_uuid(id)) return std::nullopt;
-    return Channel{ChannelKind::order, std::string(id), UserId{}};
+    // Lowercase only: ids are issued lowercase, and an uppercase spelling would name a channel
+    // nothing is ever published on.
+    const std::string_view text = name.substr(kOrderPrefix.size());
+    auto id = OrderId::parse(text);
+    if (!id || id->str() != text) return std::nullopt;
+    return Channel{ChannelKind::order, std::move(*id), UserId{}};
   }
   struct UserPrefix {
     std::string_view prefix;
@@ -90,7 +84,7 @@ std::optional<Channel> parse_channel(std::string_view name) {
     if (!name.starts_with(prefix)) continue;
     const auto user = parse_user_id(name.substr(prefix.size()));
     if (!user) return std::nullopt;
-    return Channel{kind, std::string(), *user};
+    return Channel{kind, std::nullopt, *user};
   }
   return std::nullopt;
 }

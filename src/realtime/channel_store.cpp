@@ -14,9 +14,9 @@ const db::Statement kOwnsOrder{"realtime_owns_order",
 
 }  // namespace
 
-bool owns_order(db::Db& db, UserId user, std::string_view order_id) {
+bool owns_order(db::Db& db, UserId user, const OrderId& order_id) {
   return db::read(db, [&](db::Tx& tx) {
-    return !db.exec(tx, kOwnsOrder, std::string(order_id), user.value).empty();
+    return !db.exec(tx, kOwnsOrder, order_id.str(), user.value).empty();
   });
 }
 

@@ -1,7 +1,7 @@
 // Reseller rules: who is a reseller, what a code costs, the cancel window, exactly-once redemption,
 // and the ledger transfers that go with each status change (gift_codes.hpp).
 #include "mediagen/billing/ledger.hpp"
-#include "mediagen/core/uuid.hpp"
+#include "mediagen/core/uuid_id.hpp"
 #include "mediagen/db/idempotency.hpp"
 #include "mediagen/db/settled.hpp"
 #include "mediagen/reseller/gift_codes.hpp"
@@ -32,9 +32,10 @@ Result<store::ResellerRow> reseller_of(db::Db& db, db::Tx& tx, UserId user, bool
 }
 
 // The reseller's own code, locked; anything else is gift_code_not_found.
-Result<store::CodeRow> own_code(db::Db& db, db::Tx& tx, UserId reseller, std::string_view uuid, bool lock) {
-  if (!is_uuid(uuid)) return ApiError::refused(Reason::gift_code_not_found);
-  auto row = store::find_code(db, tx, lowercase_id(uuid), lock);
+Result<store::CodeRow> own_code(db::Db& db, db::Tx& tx, UserId reseller, const std::optional<GiftCodeId>& uuid,
+                                bool lock) {
+  if (!uuid) return ApiError::refused(Reason::gift_code_not_found);
+  auto row = store::find_code(db, tx, uuid->str(), lock);
   if (!row || row->code.reseller != reseller) return ApiError::refused(Reason::gift_code_not_found);
   return std::move(*row);
 }
@@ -176,7 +177,7 @@ Result<CodePage> list_codes(db::Db& db, const CodeCipher& cipher, UserId reselle
   });
 }
 
-Result<GiftCode> find_code(db::Db& db, const CodeCipher& cipher, UserId reseller, std::string_view uuid) {
+Result<GiftCode> find_code(db::Db& db, const CodeCipher& cipher, UserId reseller, const std::optional<GiftCodeId>& uuid) {
   return db::transact(db, [&](db::Tx& tx) -> Result<GiftCode> {
     auto profile = reseller_of(db, tx, reseller, false);
     if (!profile) return profile.error();
@@ -187,7 +188,7 @@ Result<GiftCode> find_code(db::Db& db, const CodeCipher& cipher, UserId reseller
 }
 
 Result<GiftCode> cancel_code(db::Db& db, const CodeCipher& cipher, const Clock& clock, UserId reseller,
-                             std::string_view uuid) {
+                             const std::optional<GiftCodeId>& uuid) {
   return db::transact_settled(db, [&](db::Tx& tx) -> Result<GiftCode> {
     auto profile = reseller_of(db, tx, reseller, false);
     if (!profile) return profile.error();

@@ -28,7 +28,11 @@ struct Shared {
   RouteOptions options;
 };
 
-std::string uuid_of(const http::RequestContext& ctx) { return std::string(ctx.params.get("uuid").value_or("")); }
+// The {uuid} of the path, parsed; a malformed one is gift_code_not_found, but only after the
+// caller is known to be a reseller (the service decides, in that order).
+std::optional<GiftCodeId> uuid_of(const http::RequestContext& ctx) {
+  return GiftCodeId::parse(ctx.params.get("uuid").value_or(""));
+}
 
 ojson asset_json(const CurrencyAsset& asset) { return {{"code", asset.code}, {"precision", asset.precision}}; }
 

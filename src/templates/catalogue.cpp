@@ -4,24 +4,35 @@
 
 #include "mediagen/templates/catalogue.hpp"
 
+#include "mediagen/core/task_type.hpp"
+
 namespace mediagen::templates {
 
-std::string_view to_string(ServiceKind kind) {
+namespace {
+
+// A service makes one of the orderable task types, and is named as it.
+TaskType task_type_of(ServiceKind kind) {
   switch (kind) {
-    case ServiceKind::tts: return "tts";
-    case ServiceKind::sfx: return "sfx";
-    case ServiceKind::music: return "music";
-    case ServiceKind::voice_search: return "voice_search";
+    case ServiceKind::tts: return TaskType::tts;
+    case ServiceKind::sfx: return TaskType::sfx;
+    case ServiceKind::music: return TaskType::music;
+    case ServiceKind::voice_search: return TaskType::voice_search;
   }
-  return "tts";
+  return TaskType::tts;
 }
 
+}  // namespace
+
+std::string_view to_string(ServiceKind kind) { return task_type_name(task_type_of(kind)); }
+
 std::optional<ServiceKind> parse_service_kind(std::string_view text) {
-  if (text == "tts") return ServiceKind::tts;
-  if (text == "sfx") return ServiceKind::sfx;
-  if (text == "music") return ServiceKind::music;
-  if (text == "voice_search") return ServiceKind::voice_search;
-  return std::nullopt;
+  switch (parse_task_type(text).value_or(TaskType::image)) {
+    case TaskType::tts: return ServiceKind::tts;
+    case TaskType::sfx: return ServiceKind::sfx;
+    case TaskType::music: return ServiceKind::music;
+    case TaskType::voice_search: return ServiceKind::voice_search;
+    default: return std::nullopt;
+  }
 }
 
 const SettingSpec* Model::setting(std::string_view key) const {

@@ -45,9 +45,8 @@ std::string describe(const ApiError& e) {
 
 }  // namespace
 
-Result<Template> load_template(db::Db& db, UserId user, std::string_view template_id) {
-  if (!is_uuid(template_id)) return ApiError::not_found();
-  auto row = db::read(db, [&](db::Tx& tx) { return store::find(db, tx, template_id, false); });
+Result<Template> load_template(db::Db& db, UserId user, const TemplateId& template_id) {
+  auto row = db::read(db, [&](db::Tx& tx) { return store::find(db, tx, template_id.str(), false); });
   return owned(std::move(row), user);
 }
 
@@ -86,25 +85,23 @@ Result<Template> create_template(db::Db& db, UserId user, const nlohmann::json& 
   });
 }
 
-Result<Template> update_template(db::Db& db, UserId user, std::string_view template_id, const nlohmann::json& patch) {
-  if (!is_uuid(template_id)) return ApiError::not_found();
+Result<Template> update_template(db::Db& db, UserId user, const TemplateId& template_id, const nlohmann::json& patch) {
   return db::transact_settled(db, [&](db::Tx& tx) -> Result<Template> {
-    auto current = owned(store::find(db, tx, template_id, /*lock=*/true), user);
+    auto current = owned(store::find(db, tx, template_id.str(), /*lock=*/true), user);
     if (!current) return current.error();
     if (!patch.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
     const nlohmann::json doc = patched_document(*current, patch);
     SqlCatalogue catalogue(db, tx, user);
     auto checked = validate_template(doc, catalogue, NameRule::required);
     if (!checked) return checked.error();
-    auto updated = store::update(db, tx, template_id, checked->setup.service.key, checked->name,
+    auto updated = store::update(db, tx, template_id.str(), checked->setup.service.key, checked->name,
                                  checked->setup.config_json);
     if (!updated) return ApiError::not_found();  // cannot happen under the row lock; kept for safety
     return std::move(*updated);
   });
 }
 
-Result<void> delete_template(db::Db& db, UserId user, std::string_view template_id) {
-  if (!is_uuid(template_id)) return ApiError::not_found();
+Result<void> delete_template(db::Db& db, UserId user, const TemplateId& template_id) {
   return db::transact_settled(db, [&](db::Tx& tx) -> Result<void> {
     auto current = owned(store::find(db, tx, template_id, /*lock=*/true), user);
     if (!current) return current.error();

@@ -58,7 +58,7 @@ ojson template_json(const Template& t, const http::RequestContext& ctx) {
   return j;
 }
 
-std::string path_id(const http::RequestContext& ctx) { return std::string(ctx.params.get("template").value_or("")); }
+Result<TemplateId> path_id(const http::RequestContext& ctx) { return http::path_id<TemplateId>(ctx, "template"); }
 
 using Answer = asio::awaitable<Result<http::Reply>>;
 
@@ -108,7 +108,9 @@ Answer create_route(db::BlockingPool& pool, http::RequestContext& ctx) {
 }
 
 Answer get_route(db::BlockingPool& pool, http::RequestContext& ctx) {
-  auto load = [user = ctx.principal->user_id, id = path_id(ctx)](db::Resources& r) {
+  auto id = path_id(ctx);
+  if (!id) co_return id.error();
+  auto load = [user = ctx.principal->user_id, id = std::move(*id)](db::Resources& r) {
     return load_template(r.db, user, id);
   };
   auto found = co_await pool.run(std::move(load));
@@ -117,7 +119,9 @@ Answer get_route(db::BlockingPool& pool, http::RequestContext& ctx) {
 }
 
 Answer update_route(db::BlockingPool& pool, http::RequestContext& ctx) {
-  auto update = [user = ctx.principal->user_id, id = path_id(ctx), patch = *ctx.json](db::Resources& r) {
+  auto id = path_id(ctx);
+  if (!id) co_return id.error();
+  auto update = [user = ctx.principal->user_id, id = std::move(*id), patch = *ctx.json](db::Resources& r) {
     return update_template(r.db, user, id, patch);
   };
   auto updated = co_await pool.run(std::move(update));
@@ -126,7 +130,9 @@ Answer update_route(db::BlockingPool& pool, http::RequestContext& ctx) {
 }
 
 Answer delete_route(db::BlockingPool& pool, http::RequestContext& ctx) {
-  auto remove = [user = ctx.principal->user_id, id = path_id(ctx)](db::Resources& r) {
+  auto id = path_id(ctx);
+  if (!id) co_return id.error();
+  auto remove = [user = ctx.principal->user_id, id = std::move(*id)](db::Resources& r) {
     return delete_template(r.db, user, id);
   };
   auto removed = co_await pool.run(std::move(remove));

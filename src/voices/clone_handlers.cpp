@@ -36,7 +36,7 @@ http::MultipartLimits upload_limits() {
           .max_file_bytes = 25 * 1024 * 1024};
 }
 
-std::string clone_id_of(const http::RequestContext& ctx) { return std::string(ctx.params.get("clone").value_or("")); }
+
 
 // Stores the samples, then writes the row; a refused row (or a replay that won a race with this
 // request) takes the samples away again. With an Idempotency-Key, a finished create under it
@@ -127,13 +127,15 @@ Answer list_route(db::BlockingPool& pool, std::string service, http::RequestCont
                                      ",\"total\":" + std::to_string(slice.total) + "}"};
 }
 
-using CloneOp = Result<Clone> (*)(db::Db&, UserId, std::string_view, std::string_view);
+using CloneOp = Result<Clone> (*)(db::Db&, UserId, std::string_view, const CloneId&);
 
 // show, retry and archive: one clone of the caller's by its id.
 Answer one_route(db::BlockingPool& pool, const CloneRouteOptions& options, std::string service, CloneOp op,
                  const char* message, http::RequestContext& ctx) {
   const bool changes = op != &find_clone;
-  auto run = [&options, op, changes, user = ctx.principal->user_id, service, id = clone_id_of(ctx)](db::Resources& r) {
+  auto id = http::path_id<CloneId>(ctx, "clone");
+  if (!id) co_return id.error();
+  auto run = [&options, op, changes, user = ctx.principal->user_id, service, id = std::move(*id)](db::Resources& r) {
     auto clone = op(r.db, user, service, id);
     if (clone && changes && clone->status == CloneStatus::pending && options.on_queued) options.on_queued(r.redis);
     // An archived clone is never analysed again: its samples go now.

@@ -34,9 +34,8 @@ std::optional<ApiError> check_limits(db::Db& db, db::Tx& tx, UserId user, std::s
 }
 
 // The caller's clone of the service, locked; 404 for anything else (as orders answer).
-Result<Clone> owned_locked(db::Db& db, db::Tx& tx, UserId user, std::string_view service, std::string_view id) {
-  if (!is_uuid(id)) return ApiError::not_found();
-  auto clone = store::find(db, tx, id, /*lock=*/true);
+Result<Clone> owned_locked(db::Db& db, db::Tx& tx, UserId user, std::string_view service, const CloneId& id) {
+  auto clone = store::find(db, tx, id.str(), /*lock=*/true);
   if (!clone || clone->user != user || clone->service != service) return ApiError::not_found();
   return std::move(*clone);
 }
@@ -85,30 +84,29 @@ ClonePage list_clones(db::Db& db, UserId user, std::string_view service, std::in
   });
 }
 
-Result<Clone> find_clone(db::Db& db, UserId user, std::string_view service, std::string_view clone_id) {
-  if (!is_uuid(clone_id)) return ApiError::not_found();
-  auto clone = db::read(db, [&](db::Tx& tx) { return store::find(db, tx, clone_id, false); });
+Result<Clone> find_clone(db::Db& db, UserId user, std::string_view service, const CloneId& clone_id) {
+  auto clone = db::read(db, [&](db::Tx& tx) { return store::find(db, tx, clone_id.str(), false); });
   if (!clone || clone->user != user || clone->service != service) return ApiError::not_found();
   return std::move(*clone);
 }
 
-Result<Clone> retry_clone(db::Db& db, UserId user, std::string_view service, std::string_view clone_id) {
+Result<Clone> retry_clone(db::Db& db, UserId user, std::string_view service, const CloneId& clone_id) {
   return db::transact_settled(db, [&](db::Tx& tx) -> Result<Clone> {
     if (!store::lock_user(db, tx, user)) return ApiError::not_found();
     auto clone = owned_locked(db, tx, user, service, clone_id);
     if (!clone) return clone.error();
     if (clone->status != CloneStatus::failed) return ApiError::refused(Reason::invalid_status);
     if (auto refusal = check_limits(db, tx, user, service)) return *refusal;
-    return store::requeue_failed(db, tx, clone_id);
+    return store::requeue_failed(db, tx, clone_id.str());
   });
 }
 
-Result<Clone> archive_clone(db::Db& db, UserId user, std::string_view service, std::string_view clone_id) {
+Result<Clone> archive_clone(db::Db& db, UserId user, std::string_view service, const CloneId& clone_id) {
   return db::transact_settled(db, [&](db::Tx& tx) -> Result<Clone> {
     auto clone = owned_locked(db, tx, user, service, clone_id);
     if (!clone) return clone.error();
     if (clone->status == CloneStatus::archived) return std::move(*clone);
-    return store::archive(db, tx, clone_id);
+    return store::archive(db, tx, clone_id.str());
   });
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 
+#include "mediagen/core/uuid_id.hpp"
 #include "mediagen/voices/catalogue_builder.hpp"
 
 namespace mediagen::voices {
@@ -12,13 +13,10 @@ bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || 
 bool lower_hex(char c) { return (c >= 'a' && c <= 'f') || (c >= '0' && c <= '9'); }
 bool name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; }
 
-bool is_uuid(std::string_view s) {
-  if (s.size() != 36) return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-    if (dash ? s[i] != '-' : !lower_hex(s[i])) return false;
-  }
-  return true;
+// provider_c names its voices by lowercase uuids.
+bool is_lowercase_uuid(std::string_view s) {
+  const auto id = UuidId<struct ProviderVoiceTag>::parse(s);
+  return id && id->str() == s;
 }
 
 }  // namespace
@@ -26,7 +24,7 @@ bool is_uuid(std::string_view s) {
 std::string spec_voice_id(std::string_view service, std::string_view id) {
   const std::string seed = "upstream|" + std::string(service) + "|" + std::string(id);
   if (service == "provider_a") return id.size() == 20 && all_of(id, alnum) ? std::string(id) : alphanumeric_id(seed, 20);
-  if (service == "provider_c") return is_uuid(id) ? std::string(id) : uuid_from(seed);
+  if (service == "provider_c") return is_lowercase_uuid(id) ? std::string(id) : uuid_from(seed);
   if (service == "provider_d") return id.size() == 32 && all_of(id, lower_hex) ? std::string(id) : hex32_from(seed);
   if (service == "provider_b") {
     if (id.size() <= 64 && all_of(id, name_char)) return std::string(id);

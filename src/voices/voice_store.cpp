@@ -86,10 +86,9 @@ VoiceSlice find_voices(db::Db& db, const VoiceFilter& f, std::int64_t offset, st
   });
 }
 
-std::optional<Voice> find_voice_by_id(db::Db& db, std::string_view id) {
-  if (!is_uuid(id)) return std::nullopt;
+std::optional<Voice> find_voice_by_id(db::Db& db, const VoiceId& id) {
   return db::read(db, [&](db::Tx& tx) -> std::optional<Voice> {
-    auto rows = db.exec(tx, kById, std::string(id));
+    auto rows = db.exec(tx, kById, id.str());
     if (rows.empty()) return std::nullopt;
     return from_row(rows[0]);
   });

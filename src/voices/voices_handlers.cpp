@@ -162,9 +162,9 @@ void register_routes(http::Router& router, db::BlockingPool& pool) {
   });
 
   add("/voices/{voice}", [&pool](http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-    auto read = [id = std::string(ctx.params.get("voice").value_or(""))](db::Resources& r) {
-      return find_voice_by_id(r.db, id);
-    };
+    auto id = http::path_id<VoiceId>(ctx, "voice");
+    if (!id) co_return id.error();
+    auto read = [id = std::move(*id)](db::Resources& r) { return find_voice_by_id(r.db, id); };
     auto voice = co_await pool.run(std::move(read));
     if (!voice) co_return ApiError::not_found();
     co_return http::Reply{.data_json = to_json_text(voice_json(*voice))};

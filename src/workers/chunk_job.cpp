@@ -30,7 +30,7 @@ boost::system::result<engines::Audio, ChunkFailure> from_upstream(const orders::
   if (!context.upstreams) return technical("engine_unavailable", "no upstream engines here");
   const auto& target = *request.upstream;
   boost::system::result<engines::SpeechPcm, engines::EngineFailure> pcm = engines::SpeechPcm{};
-  if (chunk.task_type == "tts") {
+  if (chunk.task_type == TaskType::tts) {
     request.speech.text = *chunk.text;
     pcm = context.upstreams->speak(target, request.speech);
   } else {
@@ -49,7 +49,7 @@ boost::system::result<engines::Audio, ChunkFailure> from_upstream(const orders::
 boost::system::result<engines::Audio, ChunkFailure> generate(const orders::ClaimedChunk& chunk, EngineRequest& request,
                                                              const ChunkContext& context) {
   if (request.upstream) return from_upstream(chunk, request, context);
-  if (chunk.task_type == "tts" && request.engine == context.speech_engine) {
+  if (chunk.task_type == TaskType::tts && request.engine == context.speech_engine) {
     request.speech.text = *chunk.text;
     auto pcm = context.speech.speak(request.speech);
     if (!pcm) return from_engine(pcm.error());
@@ -58,8 +58,8 @@ boost::system::result<engines::Audio, ChunkFailure> generate(const orders::Claim
     return std::move(*audio);
   }
   const auto engine = context.prompt_engines.find(request.engine);
-  if (chunk.task_type == "tts" || engine == context.prompt_engines.end() || !engine->second) {
-    return technical("engine_unavailable", "engine " + request.engine + " for " + chunk.task_type);
+  if (chunk.task_type == TaskType::tts || engine == context.prompt_engines.end() || !engine->second) {
+    return technical("engine_unavailable", "engine " + request.engine + " for " + std::string(task_type_name(chunk.task_type)));
   }
   request.prompt.prompt = *chunk.text;
   request.prompt.seed += static_cast<std::uint64_t>(chunk.chunk_index);
@@ -81,7 +81,7 @@ ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& con
 
   auto request = parse_engine_request(chunk.engine_request_json);
   if (!request) return technical("engine_error", "malformed engine_request");
-  if (chunk.task_type == "voice_search") return run_voice_search(chunk, *request, context);
+  if (chunk.task_type == TaskType::voice_search) return run_voice_search(chunk, *request, context);
   auto audio = generate(chunk, *request, context);
   if (!audio) return audio.error();
 

@@ -162,8 +162,8 @@ StitchOutcome Stitcher::stitch(orders::WorkQueue& queue, const orders::StitchJob
                   {"positions_without_audio", std::to_string(in.parts.size()) + "/" + std::to_string(in.positions)},
                   changes);
   }
-  if (orders::is_single_shot(in.task_type)) return list_files(queue, job, in, changes, store_);
-  if (in.task_type == "voice_search") return keep_data(queue, job, in, changes, store_);
+  if (is_single_shot(in.task_type)) return list_files(queue, job, in, changes, store_);
+  if (in.task_type == TaskType::voice_search) return keep_data(queue, job, in, changes, store_);
   orders::StitchedResult result;
   result.files = {orders::result_audio_key(job.order_id)};
   result.service_files = {orders::result_subtitles_key(job.order_id, "srt"),

@@ -19,7 +19,7 @@ ChunkFailure technical(std::string reason, std::string detail) {
 }
 
 std::string result_key(const orders::ClaimedChunk& chunk) {
-  return orders::order_storage_prefix(chunk.order_id) + "items/" + chunk.item_id + "." + chunk.lease_token + ".json";
+  return orders::order_storage_prefix(chunk.order_id) + "items/" + chunk.item_id.str() + "." + chunk.lease_token.str() + ".json";
 }
 
 // The upload's bytes; the intake's own size cap applies before anything is read.

@@ -37,7 +37,7 @@ struct PoolState {
   std::uint64_t generation = 0;  // moves on every wake-up; idle workers wait for it to move
   bool started = false;
   bool stopping = false;
-  std::set<std::string> in_flight;  // lease tokens held by this pool's workers
+  std::set<LeaseToken> in_flight;  // lease tokens held by this pool's workers
   voices::VoiceIndexCache voice_index;  // the catalogue's descriptions, shared by the workers
   std::atomic<std::uint64_t> settled{0};
   std::vector<std::thread> threads;
@@ -89,7 +89,7 @@ struct PoolState {
   }
 
   // False when the pool is stopping: the claim must go back at once, stop() may have missed it.
-  bool hold(const std::string& token) {
+  bool hold(const LeaseToken& token) {
     std::lock_guard lock(mutex);
     if (stopping) return false;
     in_flight.insert(token);
@@ -107,7 +107,7 @@ struct PoolState {
     if (options.on_requeued) options.on_requeued();
   }
 
-  void drop(const std::string& token) {
+  void drop(const LeaseToken& token) {
     std::lock_guard lock(mutex);
     in_flight.erase(token);
   }
@@ -190,7 +190,7 @@ void run_stitch(State& s, Stitcher& stitcher, orders::WorkQueue& queue, const or
 void process(State& s, db::Db& db, orders::WorkQueue& queue, Stitcher& stitcher, const orders::ClaimedChunk& c) {
   // Read before the heartbeat starts: from then on it shares this worker's connection.
   std::shared_ptr<const voices::VoiceIndex> index;
-  if (c.task_type == "voice_search") index = s.voice_index.current(db);
+  if (c.task_type == TaskType::voice_search) index = s.voice_index.current(db);
   const detail::ChunkContext context{s.speech, s.store, s.options.content, s.options.speech_engine,
                                      s.options.prompt_engines,
                                      [&s] { return s.sleep_for(s.options.engine_delay); },
@@ -260,7 +260,7 @@ void worker_loop(State& s) {
     }
     if (!s.hold(chunk->lease_token)) {
       try {
-        if (queue.release_own(std::span<const std::string>(&chunk->lease_token, 1)) > 0 && s.options.on_requeued) {
+        if (queue.release_own(std::span<const LeaseToken>(&chunk->lease_token, 1)) > 0 && s.options.on_requeued) {
           s.options.on_requeued();
         }
       } catch (const std::exception& e) {
@@ -334,7 +334,7 @@ void WorkerPool::start() {
 
 void WorkerPool::stop() {
   detail::PoolState& s = *state_;
-  std::vector<std::string> tokens;
+  std::vector<LeaseToken> tokens;
   {
     std::lock_guard lock(s.mutex);
     if (!s.started || s.stopping) return;

@@ -67,10 +67,10 @@ std::optional<nlohmann::json> read_body(std::string_view content_type, std::stri
 void check_text(const orders::CreateRequest& r) {
   if (!r.text_ok) return;
   FUZZ_CHECK(is_valid_utf8(r.text));
-  const std::size_t max = r.task_type == "tts" ? orders::kMaxInputChars : orders::kPromptCapacity;
+  const std::size_t max = r.task_type == TaskType::tts ? orders::kMaxInputChars : orders::kPromptCapacity;
   FUZZ_CHECK(count_code_points(r.text) <= max);
   FUZZ_CHECK(!orders::trim_spaces(orders::strip_brackets(r.text)).empty());
-  if (r.task_type == "tts") {
+  if (r.task_type == TaskType::tts) {
     const auto plan = orders::plan_chunks(r.text, {.capacity = 5000, .unit = CapacityUnit::chars, .mode = r.mode});
     FUZZ_CHECK(!plan.chunks.empty());
     return;
@@ -82,17 +82,17 @@ void check_text(const orders::CreateRequest& r) {
 }
 
 void check_acceptable(const orders::CreateRequest& r) {
-  FUZZ_CHECK(orders::is_orderable_task_type(r.task_type));
+  FUZZ_CHECK(is_orderable(r.task_type));
   if (r.template_id) {
-    FUZZ_CHECK(is_uuid(*r.template_id) && r.task_type == "tts" && r.text_ok);
+    FUZZ_CHECK(is_uuid(r.template_id->str()) && r.task_type == TaskType::tts && r.text_ok);
   } else {
-    FUZZ_CHECK(r.task_type != "tts");
+    FUZZ_CHECK(r.task_type != TaskType::tts);
   }
-  if (r.task_type == "sfx" || r.task_type == "music") FUZZ_CHECK(r.text_ok);
-  if (r.task_type == "sfx" && r.generative.duration_ms) {
+  if (r.task_type == TaskType::sfx || r.task_type == TaskType::music) FUZZ_CHECK(r.text_ok);
+  if (r.task_type == TaskType::sfx && r.generative.duration_ms) {
     FUZZ_CHECK(*r.generative.duration_ms >= orders::kSfxMinMs && *r.generative.duration_ms <= orders::kSfxMaxMs);
   }
-  if (r.task_type == "music") {
+  if (r.task_type == TaskType::music) {
     if (r.generative.duration_ms) {
       FUZZ_CHECK(*r.generative.duration_ms >= orders::kMusicMinMs && *r.generative.duration_ms <= orders::kMusicMaxMs);
     }

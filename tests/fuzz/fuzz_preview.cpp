@@ -35,15 +35,15 @@ void check_post(const PreviewRequest& r, std::size_t per_page) {
   FUZZ_CHECK(!r.input_text.empty() && is_valid_utf8(r.input_text));
   const bool single = is_single_shot(r.task_type);
   FUZZ_CHECK(count_code_points(r.input_text) <= (single ? kPromptCapacity : kMaxPreviewChars));
-  FUZZ_CHECK(r.task_type == "tts" || r.task_type == "sfx" || r.task_type == "music" || r.task_type == "voice_search");
-  if (r.task_type == "tts") FUZZ_CHECK(r.template_id && is_uuid(*r.template_id));
-  if (r.template_id) FUZZ_CHECK(is_uuid(*r.template_id));
+  FUZZ_CHECK(is_orderable(r.task_type));
+  if (r.task_type == TaskType::tts) FUZZ_CHECK(r.template_id && is_uuid(r.template_id->str()));
+  if (r.template_id) FUZZ_CHECK(is_uuid(r.template_id->str()));
   FUZZ_CHECK(r.generative.variants >= 1 && r.generative.variants <= kMaxMusicVariants);
 
   // The plan a template or the task type would give (preview_settings.cpp), rendered and paged.
   PreviewSettings s;
   s.task_type = r.task_type;
-  s.template_id = r.template_id.value_or("");
+  s.template_id = r.template_id ? r.template_id->str() : std::string();
   s.price_per_1k_minor = 150;
   if (single) {
     s.chunker = generative_chunker(r.task_type);
@@ -80,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto query = http::Query::parse(query_text);
 
   if (auto lookup = read_preview_lookup(query)) {
-    FUZZ_CHECK(is_uuid(lookup->template_id) && is_text_hash(lookup->text_hash));
+    FUZZ_CHECK(lookup->template_id && is_uuid(lookup->template_id->str()) && is_text_hash(lookup->text_hash));
   } else {
     FUZZ_CHECK(lookup.error().status == 422);
     fuzz::check_error_shape(lookup.error());

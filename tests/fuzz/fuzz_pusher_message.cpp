@@ -33,7 +33,7 @@ void check_channel(std::string_view name) {
   FUZZ_CHECK(name.size() <= kMaxChannelName);
   std::string rebuilt;
   switch (channel->kind) {
-    case ChannelKind::order: rebuilt = order_channel(channel->order_id); break;
+    case ChannelKind::order: rebuilt = order_channel(channel->order_id->str()); break;
     case ChannelKind::preview: rebuilt = preview_channel(channel->user); break;
     case ChannelKind::voice_clones: rebuilt = voice_clones_channel(channel->user); break;
     case ChannelKind::reseller_codes: rebuilt = reseller_codes_channel(channel->user); break;

@@ -88,7 +88,7 @@ HubHooks hooks() {
     if (snapshot_mode == 2) throw std::runtime_error("fuzz: the snapshot could not be read");
     if (snapshot_mode == 0) return std::nullopt;
     const std::int64_t seq = snapshot_seq;
-    return Event{order_channel(ch.order_id), "order.updated", json{{"seq", seq}, {"snapshot", true}}.dump(), seq};
+    return Event{order_channel(ch.order_id->str()), "order.updated", json{{"seq", seq}, {"snapshot", true}}.dump(), seq};
   };
   return h;
 }

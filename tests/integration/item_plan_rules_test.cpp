@@ -49,7 +49,10 @@ class ItemPlanRulesTest : public TemplateOrdersTest {
 
   Result<orders::OperationReply> regenerate(const std::pair<std::string, std::string>& order_item,
                                             std::string_view text) {
-    return orders::regenerate_item(*db, caller(), order_item.first, order_item.second, json{{"text", text}});
+    auto read = orders::read_item_text(json{{"text", text}}, orders::kMaxItemTextChars);  // as the route reads it
+    if (!read) return read.error();
+    return orders::regenerate_item(*db, caller(), OrderId::parse(order_item.first).value(),
+                                   ItemId::parse(order_item.second).value(), *read);
   }
 
   // The regeneration made and the result stitched again, so the order is whole once more.

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "mediagen/account/users.hpp"
+#include "mediagen/realtime/channel.hpp"
 #include "mediagen/auth/keys.hpp"
 #include "mediagen/access/scopes.hpp"
 #include "mediagen/db/blocking_pool.hpp"
@@ -130,7 +131,7 @@ class OrderEventsTest : public MigratedTest {
 
   // GET /orders/{order} data as the REST routes render it by default (UTC).
   json rest_order(const std::string& id) {
-    auto found = orders::find_own_order(*db, user, id, /*with_items=*/true);
+    auto found = orders::find_own_order(*db, user, OrderId::parse(id).value(), /*with_items=*/true);
     EXPECT_TRUE(found.has_value());
     return json::parse(orders::order_json(*found, TimeZone::utc(), orders::WithItems::yes));
   }
@@ -330,7 +331,7 @@ TEST_F(OrderEventsTest, AnOrderWhoseStitchGaveUpSaysWhyInItsEventAndOnRest) {
 TEST_F(OrderEventsTest, SnapshotCarriesTheCurrentSeqWithoutABump) {
   const std::string id = order("tts", "pending");
   const std::string chunk = item(id, 0);
-  auto snapshot = orders::order_snapshot(*db, id);
+  auto snapshot = orders::order_snapshot(*db, OrderId::parse(id).value());
   ASSERT_TRUE(snapshot.has_value());
   EXPECT_EQ(data_of(*snapshot)["seq"], 0);
 
@@ -338,7 +339,7 @@ TEST_F(OrderEventsTest, SnapshotCarriesTheCurrentSeqWithoutABump) {
   broadcaster.wait_for(2);
   set_order(id, "status = 'in_progress'");
 
-  snapshot = orders::order_snapshot(*db, id);
+  snapshot = orders::order_snapshot(*db, OrderId::parse(id).value());
   ASSERT_TRUE(snapshot.has_value());
   EXPECT_EQ(snapshot->channel, "private-order.task." + id);
   EXPECT_EQ(snapshot->name, "order.updated");
@@ -349,7 +350,7 @@ TEST_F(OrderEventsTest, SnapshotCarriesTheCurrentSeqWithoutABump) {
   EXPECT_EQ(data["status"], "in_progress");
   EXPECT_EQ(data["updated_at"], rest_order(id)["updated_at"]);
   EXPECT_EQ(seq_of(id), 2);
-  EXPECT_EQ(data_of(*orders::order_snapshot(*db, id))["seq"], 2);
+  EXPECT_EQ(data_of(*orders::order_snapshot(*db, OrderId::parse(id).value()))["seq"], 2);
 
   // The next event continues after the snapshot's seq.
   publisher->changed(order_change(id));
@@ -357,15 +358,16 @@ TEST_F(OrderEventsTest, SnapshotCarriesTheCurrentSeqWithoutABump) {
 
   // A terminal order's snapshot carries its result, as the events do.
   set_order(id, "status = 'completed', terminal_at = now(), result_files = '[\"orders/s/result.mp3\"]'");
-  const json terminal = data_of(*orders::order_snapshot(*db, id));
+  const json terminal = data_of(*orders::order_snapshot(*db, OrderId::parse(id).value()));
   EXPECT_EQ(terminal["result"], rest_order(id)["result"]);
   EXPECT_EQ(terminal["seq"], 3);
 }
 
 TEST_F(OrderEventsTest, SnapshotOfAnUnknownOrderIsNothing) {
-  EXPECT_FALSE(orders::order_snapshot(*db, "0f8fad5b-d9cb-469f-a165-70867728950e").has_value());
-  EXPECT_FALSE(orders::order_snapshot(*db, "nope").has_value());
-  EXPECT_FALSE(orders::order_snapshot(*db, "").has_value());
+  EXPECT_FALSE(orders::order_snapshot(*db, OrderId::parse("0f8fad5b-d9cb-469f-a165-70867728950e").value()).has_value());
+  // A malformed id names no order channel, so no snapshot is ever asked for it.
+  EXPECT_FALSE(realtime::parse_channel("private-order.task.nope"));
+  EXPECT_FALSE(realtime::parse_channel("private-order.task."));
 }
 
 TEST_F(OrderEventsTest, NotesOfUnknownOrdersAndForeignItemsAreDroppedWithoutASeq) {

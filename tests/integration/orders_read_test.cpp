@@ -38,6 +38,10 @@ using orders::OrderStatus;
 
 const std::string kMissing = "0f8fad5b-d9cb-469f-a165-70867728950e";
 
+// Ids as the routes parse them from a path (http::path_id); these tests name well-formed ones.
+OrderId oid(const std::string& text) { return OrderId::parse(text).value(); }
+ItemId iid(const std::string& text) { return ItemId::parse(text).value(); }
+
 std::string quoted(const std::optional<std::string>& v) { return v ? "'" + *v + "'" : "NULL"; }
 
 struct ItemRow {
@@ -123,12 +127,12 @@ TEST_F(OrdersReadTest, FindsTheOwnersOrderWithItsFields) {
                                " '[\"orders/a/result.mp3\"]', '[\"orders/a/result.srt\", \"orders/a/result.vtt\"]',"
                                " 4200");
   item({.order_id = id, .status = "completed", .paragraph = 0});
-  auto found = orders::find_own_order(*db, alice, id, /*with_items=*/false);
+  auto found = orders::find_own_order(*db, alice, oid(id), /*with_items=*/false);
   ASSERT_TRUE(found) << found.error().message.key;
   EXPECT_EQ(found->id, id);
   EXPECT_EQ(found->user_id, alice);
   EXPECT_EQ(found->status, OrderStatus::completed);
-  EXPECT_EQ(found->task_type, "tts");
+  EXPECT_EQ(found->task_type, TaskType::tts);
   EXPECT_EQ(found->service_key, "provider_a");
   EXPECT_EQ(found->template_id, alice_template);
   EXPECT_EQ(json::parse(found->config_override_json), json({{"generation_mode", "paragraph"}}));
@@ -144,7 +148,7 @@ TEST_F(OrdersReadTest, FindsTheOwnersOrderWithItsFields) {
   EXPECT_FALSE(found->files_removed);
   EXPECT_TRUE(found->items.empty());
 
-  auto with_items = orders::find_own_order(*db, alice, id, /*with_items=*/true);
+  auto with_items = orders::find_own_order(*db, alice, oid(id), /*with_items=*/true);
   ASSERT_TRUE(with_items);
   ASSERT_EQ(with_items->items.size(), 1u);
   EXPECT_EQ(with_items->items[0].paragraph_index, 0);
@@ -153,15 +157,18 @@ TEST_F(OrdersReadTest, FindsTheOwnersOrderWithItsFields) {
 
 TEST_F(OrdersReadTest, AnotherAccountsOrderIsNotFoundLikeAMissingOne) {
   const std::string id = order(alice, "tts", "created", 10);
-  for (const std::string& probe : {id, kMissing, std::string("not-a-uuid"), std::string("")}) {
-    auto found = orders::find_own_order(*db, bob, probe, true);
+  // A malformed id never reaches the read: the route's parse refuses it with the same 404.
+  EXPECT_FALSE(OrderId::parse("not-a-uuid"));
+  EXPECT_FALSE(OrderId::parse(""));
+  for (const std::string& probe : {id, kMissing}) {
+    auto found = orders::find_own_order(*db, bob, oid(probe), true);
     ASSERT_FALSE(found) << probe;
     EXPECT_EQ(found.error().status, 404) << probe;
     EXPECT_EQ(found.error().message.key, "errors.not_found") << probe;
   }
   std::string upper = id;
   std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
-  auto found = orders::find_own_order(*db, alice, upper, false);
+  auto found = orders::find_own_order(*db, alice, oid(upper), false);
   ASSERT_TRUE(found);
   EXPECT_EQ(found->id, id);
 }
@@ -170,8 +177,8 @@ TEST_F(OrdersReadTest, ReportsAStitchAndRemovedFiles) {
   const std::string stitching = order(alice, "tts", "in_progress", 10, std::nullopt, ", stitch_token, stitch_until",
                                       ", gen_random_uuid(), now() + interval '1 minute'");
   const std::string removed = order(alice, "tts", "completed", 10, std::nullopt, ", files_removed_at", ", now()");
-  EXPECT_TRUE(orders::find_own_order(*db, alice, stitching, false)->stitching);
-  EXPECT_TRUE(orders::find_own_order(*db, alice, removed, false)->files_removed);
+  EXPECT_TRUE(orders::find_own_order(*db, alice, oid(stitching), false)->stitching);
+  EXPECT_TRUE(orders::find_own_order(*db, alice, oid(removed), false)->files_removed);
 }
 
 // ---- items ----
@@ -186,7 +193,7 @@ TEST_F(OrdersReadTest, ListsItemsByPositionThenAge) {
   const std::string other_order = order(alice, "tts", "created", 5);
   item({.order_id = other_order});
 
-  auto found = orders::find_own_order(*db, alice, id, true);
+  auto found = orders::find_own_order(*db, alice, oid(id), true);
   ASSERT_TRUE(found);
   ASSERT_EQ(found->items.size(), 3u);
   EXPECT_EQ(found->items[0].id, first);
@@ -209,17 +216,17 @@ TEST_F(OrdersReadTest, FindsOneItemOnlyThroughItsOwnOrder) {
   const std::string item_a = item({.order_id = a, .status = "processing"});
   const std::string item_b = item({.order_id = b});
 
-  auto found = orders::find_own_item(*db, alice, a, item_a);
+  auto found = orders::find_own_item(*db, alice, oid(a), iid(item_a));
   ASSERT_TRUE(found);
   EXPECT_EQ(found->id, item_a);
   EXPECT_EQ(found->order_id, a);
   EXPECT_EQ(found->status, ItemStatus::processing);
   EXPECT_FALSE(found->can_retry);
 
+  EXPECT_FALSE(ItemId::parse("x"));  // refused by the route's parse, 404 as below
   for (auto [user, order_id, item_id] : {std::tuple{alice, a, item_b}, std::tuple{bob, a, item_a},
-                                         std::tuple{alice, a, std::string("x")}, std::tuple{alice, kMissing, item_a},
-                                         std::tuple{alice, a, kMissing}}) {
-    auto miss = orders::find_own_item(*db, user, order_id, item_id);
+                                         std::tuple{alice, kMissing, item_a}, std::tuple{alice, a, kMissing}}) {
+    auto miss = orders::find_own_item(*db, user, oid(order_id), iid(item_id));
     ASSERT_FALSE(miss) << order_id << " " << item_id;
     EXPECT_EQ(miss.error().status, 404);
   }
@@ -228,7 +235,7 @@ TEST_F(OrdersReadTest, FindsOneItemOnlyThroughItsOwnOrder) {
 TEST_F(OrdersReadTest, GivesTheTextFieldsOfAnItem) {
   const std::string id = order(alice, "tts", "partially_completed", 20);
   const std::string chunk = item({.order_id = id, .status = "failed", .text = "Hello there."});
-  auto text = orders::item_text(*db, alice, id, chunk);
+  auto text = orders::item_text(*db, alice, oid(id), iid(chunk));
   ASSERT_TRUE(text);
   EXPECT_EQ(text->text, "Hello there.");
   EXPECT_EQ(text->fields.length, 12u);
@@ -243,26 +250,26 @@ TEST_F(OrdersReadTest, GivesTheTextFieldsOfAnItem) {
 
   sql("UPDATE order_items SET text = 'Hello there, friend.', current_text_length = 20, billable_length = 14,"
       " raw_length = 20, capacity_unit = 'utf8_bytes' WHERE id = '" + chunk + "' RETURNING 1");
-  text = orders::item_text(*db, alice, id, chunk);
+  text = orders::item_text(*db, alice, oid(id), iid(chunk));
   ASSERT_TRUE(text);
   EXPECT_EQ(text->fields.length, 20u);
   EXPECT_TRUE(text->fields.surcharge_applies);
   EXPECT_EQ(text->fields.capacity_unit, CapacityUnit::utf8_bytes);
 
-  EXPECT_EQ(orders::item_text(*db, bob, id, chunk).error().status, 404);
+  EXPECT_EQ(orders::item_text(*db, bob, oid(id), iid(chunk)).error().status, 404);
   const std::string other = order(alice, "tts", "created", 5);
-  EXPECT_EQ(orders::item_text(*db, alice, other, chunk).error().status, 404);
+  EXPECT_EQ(orders::item_text(*db, alice, oid(other), iid(chunk)).error().status, 404);
 }
 
 TEST_F(OrdersReadTest, TextRemovedByRetentionIsInputExpired) {
   const std::string id = order(alice, "tts", "completed", 20);
   const std::string chunk = item({.order_id = id, .status = "completed"});
   sql("UPDATE order_items SET text = NULL WHERE id = '" + chunk + "' RETURNING 1");
-  auto text = orders::item_text(*db, alice, id, chunk);
+  auto text = orders::item_text(*db, alice, oid(id), iid(chunk));
   ASSERT_FALSE(text);
   EXPECT_EQ(text.error().status, 422);
   EXPECT_EQ(text.error().reason, Reason::input_expired);
-  EXPECT_TRUE(orders::find_own_item(*db, alice, id, chunk)->text_removed);
+  EXPECT_TRUE(orders::find_own_item(*db, alice, oid(id), iid(chunk))->text_removed);
 }
 
 // ---- the list ----
@@ -310,21 +317,25 @@ TEST_F(OrdersReadTest, FiltersByStatusTemplateAndTaskTypes) {
 
   using V = std::vector<std::string>;
   EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.status = OrderStatus::completed})), (V{sfx, tts_done}));
-  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.template_id = alice_template})), (V{tts_running, tts_done}));
-  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.template_id = alice_template, .status = OrderStatus::completed})),
+  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.template_id = TemplateId::parse(alice_template)})), (V{tts_running, tts_done}));
+  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.template_id = TemplateId::parse(alice_template), .status = OrderStatus::completed})),
             (V{tts_done}));
-  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.task_types = {"sfx"}})), (V{sfx}));
-  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.task_types = {"music", "sfx"}})), (V{music, sfx}));
-  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.task_types = {"music", "no-such-type"}})), (V{music}));
+  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.task_types = std::vector{TaskType::sfx}})), (V{sfx}));
+  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.task_types = std::vector{TaskType::music, TaskType::sfx}})), (V{music, sfx}));
+  // "music, no-such-type" from the query: the unknown name is dropped where the query is parsed.
+  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.task_types = std::vector{TaskType::music}})), (V{music}));
   EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.status = OrderStatus::cancelled})), V{});
-  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.template_id = kMissing})), V{});
+  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.template_id = TemplateId::parse(kMissing)})), V{});
   // A filter-only type is a valid filter that simply has no orders here.
-  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.task_types = {"image"}})), V{});
+  EXPECT_EQ(ids_of(orders::list_orders(*db, alice, {.task_types = std::vector{TaskType::image}})), V{});
 }
 
 TEST_F(OrdersReadTest, UnknownTaskTypesGiveAnEmptyListNotAnError) {
   order(alice, "tts", "completed", 50);
-  auto page = orders::list_orders(*db, alice, {.task_types = {"speech", "TTS"}});
+  // "speech, TTS" from the query: nothing known is left, which matches nothing.
+  EXPECT_FALSE(parse_task_type("speech"));
+  EXPECT_FALSE(parse_task_type("TTS"));
+  auto page = orders::list_orders(*db, alice, {.task_types = std::vector<TaskType>{}});
   EXPECT_TRUE(page.items.empty());
   EXPECT_EQ(page.total, 0);
   EXPECT_EQ(page.last_page(), 1);

@@ -156,12 +156,12 @@ TEST_F(PolicyCooldownTest, OrderRetryIsANewTaskAndWaitsForTheCooldownToo) {
   const auto done = completed_order();
   flagged_orders(5);
   const std::string before = snapshot();
-  auto refused = orders::retry_order(*db, caller(), done, json::object(), std::nullopt);
+  auto refused = orders::retry_order(*db, caller(), OrderId::parse(done).value(), {}, std::nullopt);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().reason, Reason::policy_cooldown_active);
   EXPECT_EQ(snapshot(), before);
   clock.advance(300s);
-  auto retried = orders::retry_order(*db, caller(), done, json::object(), std::nullopt);
+  auto retried = orders::retry_order(*db, caller(), OrderId::parse(done).value(), {}, std::nullopt);
   ASSERT_TRUE(retried) << to_string(retried.error().reason);
   flag_waiting();
 }

@@ -76,7 +76,7 @@ TEST_F(ResellerTest, IssueTakesTheDiscountedCostAndHoldsTheNominal) {
   EXPECT_EQ(sql("SELECT balance FROM ledger_accounts WHERE kind = 'gift_outstanding'"), "10000");
   // Stored sealed and hashed: the full code is nowhere in the row.
   EXPECT_EQ(sql("SELECT count(*) FROM gift_codes WHERE code_sealed LIKE '%" + *code.code + "%'"), "0");
-  const auto shown = reseller::find_code(*db, cipher, seller, code.uuid);
+  const auto shown = reseller::find_code(*db, cipher, seller, GiftCodeId::parse(code.uuid));
   ASSERT_TRUE(shown);
   EXPECT_EQ(shown->code, code.code);
 }
@@ -101,10 +101,10 @@ TEST_F(ResellerTest, AnotherResellersOrAMissingCodeIsNotFound) {
   const auto code = issue();
   ASSERT_TRUE(reseller::enable_reseller(*db, {.user = other}));
   for (const std::string& id : {code.uuid, std::string("00000000-0000-4000-8000-000000000000"), std::string("nope")}) {
-    auto shown = reseller::find_code(*db, cipher, other, id);
+    auto shown = reseller::find_code(*db, cipher, other, GiftCodeId::parse(id));
     ASSERT_FALSE(shown);
     EXPECT_EQ(shown.error().reason, Reason::gift_code_not_found);
-    auto cancelled = reseller::cancel_code(*db, cipher, clock, other, id);
+    auto cancelled = reseller::cancel_code(*db, cipher, clock, other, GiftCodeId::parse(id));
     ASSERT_FALSE(cancelled);
     EXPECT_EQ(cancelled.error().reason, Reason::gift_code_not_found);
   }
@@ -121,7 +121,7 @@ TEST_F(ResellerTest, FiftyParallelCancelsHaveOneWinner) {
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] {
       start.arrive_and_wait();
-      const auto r = reseller::cancel_code(*conns[i], cipher, clock, seller, code.uuid);
+      const auto r = reseller::cancel_code(*conns[i], cipher, clock, seller, GiftCodeId::parse(code.uuid));
       if (r) ++won;
       else if (r.error().reason == Reason::gift_code_not_cancellable && r.error().status == 409) ++not_cancellable;
       else ++other_answer;
@@ -147,7 +147,7 @@ TEST_F(ResellerTest, CancelAgainstRedeemHasExactlyOneWinnerEachTime) {
     reseller::Redeemed redeemed;
     std::thread a([&] {
       start.arrive_and_wait();
-      cancelled = static_cast<bool>(reseller::cancel_code(canceller, cipher, clock, seller, code.uuid));
+      cancelled = static_cast<bool>(reseller::cancel_code(canceller, cipher, clock, seller, GiftCodeId::parse(code.uuid)));
     });
     std::thread b([&] {
       start.arrive_and_wait();
@@ -183,11 +183,11 @@ TEST_F(ResellerTest, RedeemIsExactlyOnceAndHonoursActivatableAt) {
   EXPECT_EQ(again.refusal, reseller::RedeemRefusal::redeemed);
   EXPECT_EQ(reseller::redeem_code(*db, clock, buyer, "LUM-AAAA-AAAA-AAAA").refusal, reseller::RedeemRefusal::not_found);
   EXPECT_EQ(reseller::redeem_code(*db, clock, buyer, "garbage").refusal, reseller::RedeemRefusal::malformed);
-  auto cancel = reseller::cancel_code(*db, cipher, clock, seller, code.uuid);
+  auto cancel = reseller::cancel_code(*db, cipher, clock, seller, GiftCodeId::parse(code.uuid));
   ASSERT_FALSE(cancel);
   EXPECT_EQ(cancel.error().reason, Reason::gift_code_not_cancellable);
   // The reseller sees that it was redeemed, never by whom.
-  const auto shown = reseller::find_code(*db, cipher, seller, code.uuid);
+  const auto shown = reseller::find_code(*db, cipher, seller, GiftCodeId::parse(code.uuid));
   ASSERT_TRUE(shown);
   EXPECT_EQ(shown->status, GiftCodeStatus::redeemed);
   EXPECT_EQ(reseller::gift_code_json(*shown, TimeZone::utc()).find("redeemed_by"), std::string::npos);
@@ -198,13 +198,13 @@ TEST_F(ResellerTest, CancelOneSecondPastTheWindowIsRefused) {
   const auto inside = issue();
   const auto outside = issue();
   clock.advance(30min);  // exactly at the end of the window: still inside
-  ASSERT_TRUE(reseller::cancel_code(*db, cipher, clock, seller, inside.uuid));
+  ASSERT_TRUE(reseller::cancel_code(*db, cipher, clock, seller, GiftCodeId::parse(inside.uuid)));
   clock.advance(1s);
-  auto late = reseller::cancel_code(*db, cipher, clock, seller, outside.uuid);
+  auto late = reseller::cancel_code(*db, cipher, clock, seller, GiftCodeId::parse(outside.uuid));
   ASSERT_FALSE(late);
   EXPECT_EQ(late.error().reason, Reason::gift_code_cancel_window_expired);
   EXPECT_EQ(late.error().status, 409);
-  auto twice = reseller::cancel_code(*db, cipher, clock, seller, inside.uuid);
+  auto twice = reseller::cancel_code(*db, cipher, clock, seller, GiftCodeId::parse(inside.uuid));
   ASSERT_FALSE(twice);
   EXPECT_EQ(twice.error().reason, Reason::gift_code_not_cancellable);
   expect_balance_matches_codes();
@@ -213,7 +213,7 @@ TEST_F(ResellerTest, CancelOneSecondPastTheWindowIsRefused) {
 TEST_F(ResellerTest, ListFiltersByStatusAndStatsCountThePeriod) {
   const auto a = issue(1'000);
   issue(2'000);
-  ASSERT_TRUE(reseller::cancel_code(*db, cipher, clock, seller, a.uuid));
+  ASSERT_TRUE(reseller::cancel_code(*db, cipher, clock, seller, GiftCodeId::parse(a.uuid)));
   auto all = reseller::list_codes(*db, cipher, seller, std::nullopt, 0, 10);
   ASSERT_TRUE(all);
   EXPECT_EQ(all->total, 2);

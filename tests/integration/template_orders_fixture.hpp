@@ -52,7 +52,9 @@ class TemplateOrdersTest : public WorkersTest {
                                             const nlohmann::json& extra = nlohmann::json::object()) {
     nlohmann::json body{{"template_id", template_id}, {"input_text", text}};
     body.update(extra);
-    return orders::create_order(*db, caller(), body, std::nullopt);
+    auto request = orders::read_create_request(body);  // as POST /orders reads its body
+    if (!request) return request.error();
+    return orders::create_order(*db, caller(), std::move(*request), std::nullopt);
   }
 
   // The id of the order made, or "" (a failure) when the create was refused.

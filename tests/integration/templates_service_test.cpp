@@ -14,6 +14,9 @@
 namespace mediagen::test {
 namespace {
 
+// A template id as the routes parse it from a path; these tests name well-formed ones.
+TemplateId tid(const std::string& text) { return TemplateId::parse(text).value(); }
+
 using json = nlohmann::json;
 
 std::vector<voices::SourceVoice> small_voices() {
@@ -119,7 +122,7 @@ TEST_F(TemplatesServiceTest, CreatesATemplateForTheAccountWithANormalisedConfig)
   EXPECT_EQ(config["tts_settings"]["advanced_voice_settings"], false);
   EXPECT_TRUE(config["tts_settings"]["language_code"].is_null());
 
-  auto loaded = templates::load_template(*db, alice, created->id);
+  auto loaded = templates::load_template(*db, alice, tid(created->id));
   ASSERT_TRUE(loaded);
   EXPECT_EQ(loaded->name, "Narrator");
   EXPECT_EQ(loaded->created_at, created->created_at);
@@ -128,32 +131,35 @@ TEST_F(TemplatesServiceTest, CreatesATemplateForTheAccountWithANormalisedConfig)
 TEST_F(TemplatesServiceTest, RefusesAnotherAccountsTemplateAndHidesMissingOnes) {
   auto created = templates::create_template(*db, alice, body("provider_a", "a-v3"));
   ASSERT_TRUE(created);
-  auto denied = templates::load_template(*db, bob, created->id);
+  auto denied = templates::load_template(*db, bob, tid(created->id));
   ASSERT_FALSE(denied);
   EXPECT_EQ(denied.error().status, 403);
   EXPECT_EQ(denied.error().reason, Reason::template_access_denied);
 
-  auto upper = templates::load_template(*db, alice, [&] {
+  auto upper = templates::load_template(*db, alice, tid([&] {
     std::string s = created->id;
     for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return s;
-  }());
+  }()));
   EXPECT_TRUE(upper) << "a uuid in capitals names the same template";
 
-  for (const std::string& id : std::vector<std::string>{"not-a-uuid", "", "00000000-0000-0000-0000-000000000000",
-                                                        created->id + "0"}) {
-    auto missing = templates::load_template(*db, alice, id);
+  // Malformed ids are refused where the path is parsed (http::path_id), with the same 404.
+  for (const std::string& id : std::vector<std::string>{"not-a-uuid", "", created->id + "0"}) {
+    EXPECT_FALSE(TemplateId::parse(id)) << id;
+  }
+  for (const std::string& id : std::vector<std::string>{"00000000-0000-0000-0000-000000000000"}) {
+    auto missing = templates::load_template(*db, alice, tid(id));
     ASSERT_FALSE(missing) << id;
     EXPECT_EQ(missing.error().status, 404) << id;
   }
 
-  auto update = templates::update_template(*db, bob, created->id, json{{"name", "Mine now"}});
+  auto update = templates::update_template(*db, bob, tid(created->id), json{{"name", "Mine now"}});
   ASSERT_FALSE(update);
   EXPECT_EQ(update.error().reason, Reason::template_access_denied);
-  auto removal = templates::delete_template(*db, bob, created->id);
+  auto removal = templates::delete_template(*db, bob, tid(created->id));
   ASSERT_FALSE(removal);
   EXPECT_EQ(removal.error().reason, Reason::template_access_denied);
-  EXPECT_EQ(templates::load_template(*db, alice, created->id)->name, "Narrator");
+  EXPECT_EQ(templates::load_template(*db, alice, tid(created->id))->name, "Narrator");
 }
 
 TEST_F(TemplatesServiceTest, UpdatesAsAMergePatchAndValidatesTheResult) {
@@ -161,7 +167,7 @@ TEST_F(TemplatesServiceTest, UpdatesAsAMergePatchAndValidatesTheResult) {
   ASSERT_TRUE(created);
   const auto original = json::parse(created->config_json);
 
-  auto renamed = templates::update_template(*db, alice, created->id, json{{"name", "Renamed"}});
+  auto renamed = templates::update_template(*db, alice, tid(created->id), json{{"name", "Renamed"}});
   ASSERT_TRUE(renamed);
   EXPECT_EQ(renamed->name, "Renamed");
   EXPECT_EQ(json::parse(renamed->config_json), original);
@@ -169,7 +175,7 @@ TEST_F(TemplatesServiceTest, UpdatesAsAMergePatchAndValidatesTheResult) {
 
   json patch = {{"config", {{"tts_settings", {{"model_id", "a-v4"}, {"language_code", "ru"},
                                                {"voice_settings", {{"similarity_boost", 0.2}}}}}}}};
-  auto merged = templates::update_template(*db, alice, created->id, patch);
+  auto merged = templates::update_template(*db, alice, tid(created->id), patch);
   ASSERT_TRUE(merged);
   auto tts = json::parse(merged->config_json)["tts_settings"];
   EXPECT_EQ(tts["model_id"], "a-v4");
@@ -178,27 +184,27 @@ TEST_F(TemplatesServiceTest, UpdatesAsAMergePatchAndValidatesTheResult) {
   EXPECT_EQ(tts["voice_settings"], json({{"similarity_boost", 0.2}}));
 
   // null removes a key.
-  auto cleared = templates::update_template(*db, alice, created->id,
+  auto cleared = templates::update_template(*db, alice, tid(created->id),
                                             json{{"config", {{"tts_settings", {{"language_code", nullptr}}}}}});
   ASSERT_TRUE(cleared);
   EXPECT_TRUE(json::parse(cleared->config_json)["tts_settings"]["language_code"].is_null());
 
   // A service change without a model of that service fails as a whole and changes nothing.
-  auto refused = templates::update_template(*db, alice, created->id, json{{"service_key", "provider_b"}});
+  auto refused = templates::update_template(*db, alice, tid(created->id), json{{"service_key", "provider_b"}});
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().status, 422);
   std::vector<std::string> fields;
   for (const auto& f : refused.error().fields) fields.push_back(f.field);
   EXPECT_EQ(fields, (std::vector<std::string>{"config.tts_settings.model_id", "config.tts_settings.voice_id"}));
-  EXPECT_EQ(templates::load_template(*db, alice, created->id)->service_key, "provider_a");
+  EXPECT_EQ(templates::load_template(*db, alice, tid(created->id))->service_key, "provider_a");
 
   // The same with a full body: PUT and PATCH are one operation.
-  auto moved = templates::update_template(*db, alice, created->id, body("provider_b", "b-standard", "Moved"));
+  auto moved = templates::update_template(*db, alice, tid(created->id), body("provider_b", "b-standard", "Moved"));
   ASSERT_TRUE(moved);
   EXPECT_EQ(moved->service_key, "provider_b");
   EXPECT_EQ(moved->name, "Moved");
 
-  auto not_object = templates::update_template(*db, alice, created->id, json::array());
+  auto not_object = templates::update_template(*db, alice, tid(created->id), json::array());
   ASSERT_FALSE(not_object);
   EXPECT_EQ(not_object.error().fields.at(0).field, "body");
 }
@@ -206,13 +212,13 @@ TEST_F(TemplatesServiceTest, UpdatesAsAMergePatchAndValidatesTheResult) {
 TEST_F(TemplatesServiceTest, DeletesSoftly) {
   auto created = templates::create_template(*db, alice, body("provider_c", "c-two"));
   ASSERT_TRUE(created);
-  ASSERT_TRUE(templates::delete_template(*db, alice, created->id));
+  ASSERT_TRUE(templates::delete_template(*db, alice, tid(created->id)));
   EXPECT_EQ(sql("SELECT deleted_at IS NOT NULL FROM templates WHERE id = '" + created->id + "'"), "t");
-  EXPECT_EQ(templates::load_template(*db, alice, created->id).error().status, 404);
-  EXPECT_EQ(templates::delete_template(*db, alice, created->id).error().status, 404);
-  EXPECT_EQ(templates::update_template(*db, alice, created->id, json{{"name", "x"}}).error().status, 404);
+  EXPECT_EQ(templates::load_template(*db, alice, tid(created->id)).error().status, 404);
+  EXPECT_EQ(templates::delete_template(*db, alice, tid(created->id)).error().status, 404);
+  EXPECT_EQ(templates::update_template(*db, alice, tid(created->id), json{{"name", "x"}}).error().status, 404);
   // Deleted is 404 for another account too: nothing is revealed about it.
-  EXPECT_EQ(templates::load_template(*db, bob, created->id).error().status, 404);
+  EXPECT_EQ(templates::load_template(*db, bob, tid(created->id)).error().status, 404);
   EXPECT_TRUE(templates::list_templates(*db, alice).empty());
 }
 

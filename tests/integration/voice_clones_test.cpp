@@ -101,7 +101,7 @@ TEST_F(VoiceClonesTest, WithoutASubscriptionTheThirdCloneIsRefusedAcrossBothServ
   const auto again = create(alice, "provider_c");
   ASSERT_TRUE(again);
   EXPECT_FALSE(create(alice, "provider_c"));
-  ASSERT_TRUE(voices::archive_clone(*db, alice, "provider_c", again->id));
+  ASSERT_TRUE(voices::archive_clone(*db, alice, "provider_c", CloneId::parse(again->id).value()));
   EXPECT_TRUE(create(alice, "provider_d"));
   const auto quotas = voices::clone_quotas(*db, alice);
   EXPECT_FALSE(quotas.subscription);
@@ -169,12 +169,12 @@ TEST_F(VoiceClonesTest, TwoRacingCreatesAtTheCeilingLetOneThrough) {
 TEST_F(VoiceClonesTest, AnotherAccountsCloneIsNotFoundAndNotListed) {
   auto mine = create(alice, "provider_c");
   ASSERT_TRUE(mine);
-  EXPECT_TRUE(voices::find_clone(*db, alice, "provider_c", mine->id));
-  EXPECT_EQ(voices::find_clone(*db, bob, "provider_c", mine->id).error().status, 404);
-  EXPECT_EQ(voices::find_clone(*db, alice, "provider_d", mine->id).error().status, 404) << "another service's path";
-  EXPECT_EQ(voices::find_clone(*db, alice, "provider_c", "not-a-uuid").error().status, 404);
-  EXPECT_EQ(voices::archive_clone(*db, bob, "provider_c", mine->id).error().status, 404);
-  EXPECT_EQ(voices::retry_clone(*db, bob, "provider_c", mine->id).error().status, 404);
+  EXPECT_TRUE(voices::find_clone(*db, alice, "provider_c", CloneId::parse(mine->id).value()));
+  EXPECT_EQ(voices::find_clone(*db, bob, "provider_c", CloneId::parse(mine->id).value()).error().status, 404);
+  EXPECT_EQ(voices::find_clone(*db, alice, "provider_d", CloneId::parse(mine->id).value()).error().status, 404) << "another service's path";
+  EXPECT_FALSE(CloneId::parse("not-a-uuid")) << "refused where the path is parsed, 404 as above";
+  EXPECT_EQ(voices::archive_clone(*db, bob, "provider_c", CloneId::parse(mine->id).value()).error().status, 404);
+  EXPECT_EQ(voices::retry_clone(*db, bob, "provider_c", CloneId::parse(mine->id).value()).error().status, 404);
   EXPECT_EQ(voices::list_clones(*db, bob, "provider_c", 0, 20).total, 0);
   const auto page = voices::list_clones(*db, alice, "provider_c", 0, 20);
   ASSERT_EQ(page.items.size(), 1u);
@@ -185,18 +185,18 @@ TEST_F(VoiceClonesTest, AnotherAccountsCloneIsNotFoundAndNotListed) {
 TEST_F(VoiceClonesTest, OnlyAFailedCloneIsRetriedAndArchiveIsFinal) {
   auto c = create(alice, "provider_c");
   ASSERT_TRUE(c);
-  EXPECT_EQ(voices::retry_clone(*db, alice, "provider_c", c->id).error().reason, Reason::invalid_status);
+  EXPECT_EQ(voices::retry_clone(*db, alice, "provider_c", CloneId::parse(c->id).value()).error().reason, Reason::invalid_status);
   sql("UPDATE voice_clones SET status = 'failed', failure_reason = 'attempts_exhausted', attempts = 3 RETURNING 1");
-  auto retried = voices::retry_clone(*db, alice, "provider_c", c->id);
+  auto retried = voices::retry_clone(*db, alice, "provider_c", CloneId::parse(c->id).value());
   ASSERT_TRUE(retried);
   EXPECT_EQ(retried->status, CloneStatus::pending);
   EXPECT_EQ(retried->attempts, 0);
   EXPECT_FALSE(retried->failure_reason);
-  auto archived = voices::archive_clone(*db, alice, "provider_c", c->id);
+  auto archived = voices::archive_clone(*db, alice, "provider_c", CloneId::parse(c->id).value());
   ASSERT_TRUE(archived);
   EXPECT_EQ(archived->status, CloneStatus::archived);
-  EXPECT_EQ(voices::archive_clone(*db, alice, "provider_c", c->id)->status, CloneStatus::archived);
-  EXPECT_EQ(voices::retry_clone(*db, alice, "provider_c", c->id).error().reason, Reason::invalid_status);
+  EXPECT_EQ(voices::archive_clone(*db, alice, "provider_c", CloneId::parse(c->id).value())->status, CloneStatus::archived);
+  EXPECT_EQ(voices::retry_clone(*db, alice, "provider_c", CloneId::parse(c->id).value()).error().reason, Reason::invalid_status);
 }
 
 TEST_F(VoiceClonesTest, TheJobMakesACloneReadyWithAProfileAndTheRightIdFormat) {
@@ -207,8 +207,8 @@ TEST_F(VoiceClonesTest, TheJobMakesACloneReadyWithAProfileAndTheRightIdFormat) {
   EXPECT_TRUE(worker.run_once(*db));
   EXPECT_TRUE(worker.run_once(*db));
   EXPECT_FALSE(worker.run_once(*db)) << "nothing left";
-  auto ready_c = voices::find_clone(*db, alice, "provider_c", c->id);
-  auto ready_d = voices::find_clone(*db, alice, "provider_d", d->id);
+  auto ready_c = voices::find_clone(*db, alice, "provider_c", CloneId::parse(c->id).value());
+  auto ready_d = voices::find_clone(*db, alice, "provider_d", CloneId::parse(d->id).value());
   ASSERT_EQ(ready_c->status, CloneStatus::ready) << ready_c->failure_reason.value_or("");
   ASSERT_EQ(ready_d->status, CloneStatus::ready) << ready_d->failure_reason.value_or("");
   EXPECT_TRUE(is_uuid(*ready_c->voice_id));
@@ -238,8 +238,8 @@ TEST_F(VoiceClonesTest, SamplesWithoutUsableSpeechFailWithAReason) {
   auto worker = job();
   while (worker.run_once(*db)) {
   }
-  auto s = voices::find_clone(*db, alice, "provider_c", silent->id);
-  auto g = voices::find_clone(*db, alice, "provider_d", garbage->id);
+  auto s = voices::find_clone(*db, alice, "provider_c", CloneId::parse(silent->id).value());
+  auto g = voices::find_clone(*db, alice, "provider_d", CloneId::parse(garbage->id).value());
   EXPECT_EQ(s->status, CloneStatus::failed);
   EXPECT_EQ(s->failure_reason.value_or(""), "no_speech");
   EXPECT_EQ(g->status, CloneStatus::failed);
@@ -256,7 +256,7 @@ TEST_F(VoiceClonesTest, SamplesWithoutUsableSpeechFailWithAReason) {
   ASSERT_TRUE(short_one);
   while (worker.run_once(*db)) {
   }
-  EXPECT_EQ(voices::find_clone(*db, alice, "provider_c", short_one->id)->failure_reason.value_or(""), "too_short");
+  EXPECT_EQ(voices::find_clone(*db, alice, "provider_c", CloneId::parse(short_one->id).value())->failure_reason.value_or(""), "too_short");
 }
 
 TEST_F(VoiceClonesTest, ALostWorkersCloneIsClaimedAgainAndAttemptsAreCapped) {
@@ -268,7 +268,7 @@ TEST_F(VoiceClonesTest, ALostWorkersCloneIsClaimedAgainAndAttemptsAreCapped) {
       " locked_until = now() - interval '1 second' WHERE id = " + id + " RETURNING 1");
   auto worker = job();
   EXPECT_TRUE(worker.run_once(*db));
-  auto done = voices::find_clone(*db, alice, "provider_c", c->id);
+  auto done = voices::find_clone(*db, alice, "provider_c", CloneId::parse(c->id).value());
   EXPECT_EQ(done->status, CloneStatus::ready);
   EXPECT_EQ(done->attempts, 2);
   // A lease still running is left alone; one past the last attempt ends failed.
@@ -279,7 +279,7 @@ TEST_F(VoiceClonesTest, ALostWorkersCloneIsClaimedAgainAndAttemptsAreCapped) {
   EXPECT_FALSE(worker.run_once(*db));
   sql("UPDATE voice_clones SET locked_until = now() - interval '1 second' WHERE id = " + oid + " RETURNING 1");
   EXPECT_TRUE(worker.run_once(*db));
-  auto failed = voices::find_clone(*db, alice, "provider_d", other->id);
+  auto failed = voices::find_clone(*db, alice, "provider_d", CloneId::parse(other->id).value());
   EXPECT_EQ(failed->status, CloneStatus::failed);
   EXPECT_EQ(failed->failure_reason.value_or(""), "attempts_exhausted");
 }
@@ -294,7 +294,7 @@ TEST_F(VoiceClonesTest, TemplatesTakeTheAccountsReadyClonesOnly) {
   };
   auto job_run = job();
   ASSERT_TRUE(job_run.run_once(*db));
-  const auto ready = voices::find_clone(*db, alice, "provider_c", c->id);
+  const auto ready = voices::find_clone(*db, alice, "provider_c", CloneId::parse(c->id).value());
   ASSERT_EQ(ready->status, CloneStatus::ready);
   const auto voice_id = *ready->voice_id;
 
@@ -321,7 +321,7 @@ TEST_F(VoiceClonesTest, TemplatesTakeTheAccountsReadyClonesOnly) {
   EXPECT_FALSE(templates::create_template(*db, alice, body(pending->id))) << "a clone's id is not its voice_id";
 
   // Archived: new templates refuse it, the stored one no longer resolves.
-  ASSERT_TRUE(voices::archive_clone(*db, alice, "provider_c", c->id));
+  ASSERT_TRUE(voices::archive_clone(*db, alice, "provider_c", CloneId::parse(c->id).value()));
   EXPECT_FALSE(templates::create_template(*db, alice, body(voice_id)));
   EXPECT_EQ(templates::validate_stored(*db, *t).error().reason, Reason::template_model_outdated);
 }

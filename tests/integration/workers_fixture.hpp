@@ -162,9 +162,11 @@ class WorkersTest : public MigratedTest {
     const auto v = value(sql);
     return v.empty() ? 0 : std::stoll(v);
   }
-  std::string order_status(const std::string& id) { return value("SELECT status FROM orders WHERE id = '" + id + "'"); }
-  std::string item_field(const std::string& id, const std::string& field) {
-    return value("SELECT " + field + " FROM order_items WHERE id = '" + id + "'");
+  std::string order_status(std::string_view id) {
+    return value("SELECT status FROM orders WHERE id = '" + std::string(id) + "'");
+  }
+  std::string item_field(std::string_view id, const std::string& field) {
+    return value("SELECT " + field + " FROM order_items WHERE id = '" + std::string(id) + "'");
   }
   std::int64_t account(const std::string& kind, const std::string& owner, AssetId asset) {
     return number("SELECT balance FROM ledger_accounts WHERE kind = '" + kind + "' AND owner = '" + owner +
@@ -173,8 +175,10 @@ class WorkersTest : public MigratedTest {
   std::string user_owner() const { return "user:" + std::to_string(user.value); }
   std::int64_t wallet() { return account("wallet", user_owner(), money); }
   std::int64_t quota() { return account("quota", user_owner(), tokens); }
-  std::int64_t escrow(const std::string& order) { return account("escrow", "order:" + order, money); }
-  std::int64_t quota_escrow(const std::string& order) { return account("quota_escrow", "order:" + order, tokens); }
+  std::int64_t escrow(std::string_view order) { return account("escrow", "order:" + std::string(order), money); }
+  std::int64_t quota_escrow(std::string_view order) {
+    return account("quota_escrow", "order:" + std::string(order), tokens);
+  }
   std::int64_t ledger_txns() { return number("SELECT count(*) FROM ledger_txns"); }
   std::int64_t ledger_entries() { return number("SELECT count(*) FROM ledger_entries"); }
 

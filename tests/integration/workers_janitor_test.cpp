@@ -33,7 +33,7 @@ class WorkersJanitorTest : public WorkersTest {
       engines::SpeechRequest r;
       r.text = *c->text;
       auto audio = engines::finish_chunk(tone.speak(r).value()).value();
-      const auto key = "orders/" + c->order_id + "/items/" + c->item_id + ".mp3";
+      const auto key = "orders/" + c->order_id.str() + "/items/" + c->item_id.str() + ".mp3";
       ASSERT_TRUE(store->put(key, audio.mp3).has_value());
       const auto settled = queue->complete(c->item_id, c->lease_token,
                                            {key, static_cast<std::int64_t>(audio.mp3.size()), audio.duration_ms, "[]"});

@@ -19,7 +19,7 @@ using orders::WorkQueue;
 using orders::FailureKind;
 
 orders::ChunkOutput output_for(const orders::ClaimedChunk& c) {
-  return {"orders/" + c.order_id + "/items/" + c.item_id + ".mp3", 1000, 1500, "[[0,4,50]]"};
+  return {"orders/" + c.order_id.str() + "/items/" + c.item_id.str() + ".mp3", 1000, 1500, "[[0,4,50]]"};
 }
 
 class WorkersQueueTest : public WorkersTest {
@@ -46,7 +46,7 @@ TEST_F(WorkersQueueTest, ClaimTakesTheOldestChunkUnderALeaseAndStartsTheOrder) {
   EXPECT_EQ(c->text, "First chunk.");
   EXPECT_EQ(c->chunk_index, 0);
   EXPECT_EQ(c->item_type, "chunk");
-  EXPECT_EQ(c->task_type, "tts");
+  EXPECT_EQ(c->task_type, TaskType::tts);
   EXPECT_NE(c->engine_request_json.find("espeak"), std::string::npos);
   EXPECT_EQ(item_field(c->item_id, "status"), "processing");
   EXPECT_EQ(item_field(c->item_id, "lease_token::text"), c->lease_token);
@@ -54,7 +54,7 @@ TEST_F(WorkersQueueTest, ClaimTakesTheOldestChunkUnderALeaseAndStartsTheOrder) {
   EXPECT_EQ(item_field(c->item_id, "locked_until > now()"), "t");
   EXPECT_EQ(order_status(order.id), "in_progress");
   EXPECT_TRUE(queue->heartbeat(c->item_id, c->lease_token, 60s));
-  EXPECT_FALSE(queue->heartbeat(c->item_id, orders::ClaimedChunk{}.lease_token, 60s));
+  EXPECT_FALSE(queue->heartbeat(c->item_id, LeaseToken::fresh(), 60s));
 }
 
 TEST_F(WorkersQueueTest, CompletionChargesExactlyOnceAndASecondCompletionWritesNothing) {
@@ -75,7 +75,7 @@ TEST_F(WorkersQueueTest, CompletionChargesExactlyOnceAndASecondCompletionWritesN
   EXPECT_EQ(item_field(c->item_id, "remaining_locked"), "0");
   EXPECT_EQ(item_field(c->item_id, "lease_token"), "");
   EXPECT_EQ(item_field(c->item_id, "timings::text"), "[[0, 4, 50]]");
-  EXPECT_EQ(number("SELECT count(*) FROM ledger_txns WHERE kind = 'chunk_charge' AND reference = '" + c->item_id + "'"), 1);
+  EXPECT_EQ(number("SELECT count(*) FROM ledger_txns WHERE kind = 'chunk_charge' AND reference = '" + c->item_id.str() + "'"), 1);
   EXPECT_EQ(quota_escrow(order.id), 0);  // chunk 0 took all 10 quota tokens
   EXPECT_EQ(account("quota_spent", "platform", tokens), 10);
   EXPECT_EQ(account("revenue", "platform", money), 3);
@@ -144,8 +144,8 @@ TEST_F(WorkersQueueTest, TwoWorkersShareTwoHundredChunksAndNoneIsDoneTwice) {
     while (auto c = q.claim(30s)) {
       const auto settled = q.complete(c->item_id, c->lease_token, output_for(*c));
       std::lock_guard lock(m);
-      if (settled.applied) done.push_back(c->item_id);
-      if (settled.stitch) stitches.push_back(settled.stitch->order_id);
+      if (settled.applied) done.push_back(c->item_id.str());
+      if (settled.stitch) stitches.push_back(settled.stitch->order_id.str());
     }
   };
   std::thread a(work), b(work);
@@ -180,7 +180,7 @@ TEST_F(WorkersQueueTest, MixedOutcomesSettleToPartiallyCompletedAndKeepTheFailed
   EXPECT_EQ(item_field(c2->item_id, "failure_reason"), "content_policy");
   EXPECT_EQ(item_field(c2->item_id, "remaining_locked"), item_field(c2->item_id, "price_units"));
   // The failed chunks' money stays locked for their free retries; nothing went back yet.
-  const auto charged = number("SELECT payg_minor FROM order_items WHERE id = '" + c0->item_id + "'");
+  const auto charged = number("SELECT payg_minor FROM order_items WHERE id = '" + c0->item_id.str() + "'");
   EXPECT_EQ(escrow(order.id), order.price_units - charged);
   EXPECT_EQ(wallet(), wallet_after_lock);
   EXPECT_EQ(value("SELECT terminal_at IS NULL FROM orders WHERE id = '" + order.id + "'"), "t");
@@ -230,8 +230,8 @@ TEST_F(WorkersQueueTest, AFailedRetryReturnsExactlyItsSurcharge) {
       " surcharge_minor, remaining_locked)"
       " SELECT order_id, 'retry', chunk_index, id, 2, 'Bad one, longer.', original_text_length, 16, free_length,"
       " 12, max_billable_length, max_raw_length, 16, capacity_unit, price_units + 4, quota_tokens, payg_minor, 4, 1, 3,"
-      " price_units + 4 FROM order_items WHERE id = '" + c1->item_id + "' RETURNING id::text");
-  value("UPDATE order_items SET remaining_locked = 0, quota_tokens = 0, payg_minor = 0 WHERE id = '" + c1->item_id + "'");
+      " price_units + 4 FROM order_items WHERE id = '" + c1->item_id.str() + "' RETURNING id::text");
+  value("UPDATE order_items SET remaining_locked = 0, quota_tokens = 0, payg_minor = 0 WHERE id = '" + c1->item_id.str() + "'");
   const auto payg = number("SELECT payg_minor FROM order_items WHERE id = '" + retry + "'");
   EXPECT_GT(payg, 0);
   db::transact(*db, [&](db::Tx& tx) {
@@ -289,7 +289,7 @@ TEST_F(WorkersQueueTest, ADrainPutsItsChunksBackWithoutCountingTheClaim) {
   auto a = queue->claim(30s);
   auto b = queue->claim(30s);
   ASSERT_TRUE(a && b);
-  const std::vector<std::string> tokens{a->lease_token, b->lease_token};
+  const std::vector<LeaseToken> tokens{a->lease_token, b->lease_token};
   EXPECT_EQ(queue->release_own(tokens), 2);
   EXPECT_EQ(number("SELECT count(*) FROM order_items WHERE status = 'pending' AND claims = 0 AND lease_token IS NULL"), 2);
   EXPECT_EQ(order_status(order.id), "pending");

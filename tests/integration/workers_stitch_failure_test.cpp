@@ -2,6 +2,7 @@
 // with its money returned, the reason on the order and in its change note; no result path ever
 // points at a missing or partial file. On real PostgreSQL and a local store (a 4 MiB tmpfs when
 // the test may mount one).
+#include <stdexcept>
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 
@@ -91,16 +92,15 @@ class WorkersStitchFailureTest : public WorkersTest {
     std::optional<orders::StitchJob> job;
     for (std::size_t i = 0; i < order.items.size(); ++i) {
       auto c = queue->claim(30s);
-      EXPECT_TRUE(c);
-      if (!c) return {};
-      const std::string key = "orders/" + order.id + "/items/" + c->item_id + ".mp3";
+      if (!c) throw std::runtime_error("a chunk of the order was not handed out");
+      const std::string key = "orders/" + order.id + "/items/" + c->item_id.str() + ".mp3";
       EXPECT_TRUE(target.put(key, mp3).has_value());
       auto settled = queue->complete(c->item_id, c->lease_token,
                                      {key, static_cast<std::int64_t>(mp3.size()), *engines::mp3_duration_ms(mp3), "[]"});
       if (settled.stitch) job = settled.stitch;
     }
-    EXPECT_TRUE(job);
-    return job.value_or(orders::StitchJob{});
+    if (!job) throw std::runtime_error("the order was not handed to the stitcher");
+    return *job;
   }
 
   // Stitches until the order gives up (at most kMaxStitchAttempts attempts): every attempt after
@@ -189,7 +189,7 @@ TEST_F(WorkersStitchFailureTest, APartDeletedBeforeTheStitchFailsTheOrderAfterIt
   const auto quota_before = quota();
   const auto order = make_order({.texts = {"First part here.", "Second part here.", "Third."}});
   const auto job = complete_all(order, *store, tone_mp3(400));
-  ASSERT_FALSE(job.order_id.empty());
+  ASSERT_EQ(job.order_id, order.id);
   EXPECT_LT(wallet(), wallet_before);  // the chunks were charged
   ASSERT_TRUE(store->remove("orders/" + order.id + "/items/" + order.items[1] + ".mp3").value());
 
@@ -330,7 +330,7 @@ TEST_F(WorkersStitchFailureTest, AFinishedOrderWhoseReStitchGivesUpKeepsItsResul
 TEST_F(WorkersStitchFailureTest, OnlyTheHolderOfTheStitchTokenMayFailIt) {
   const auto order = make_order({.texts = {"Fenced."}});
   const auto job = complete_all(order, *store, tone_mp3(300));
-  const orders::StitchJob stranger{job.order_id, random_uuid()};
+  const orders::StitchJob stranger{job.order_id, LeaseToken::fresh()};
   EXPECT_EQ(queue->fail_stitch(stranger), orders::StitchFailed::lost);
   EXPECT_EQ(number("SELECT stitch_attempts FROM orders WHERE id = '" + order.id + "'"), 1);
   workers::Stitcher stitcher(*store);

@@ -58,7 +58,7 @@ TEST_F(WorkersStitchTest, TheNewestCompletedRecordOfAPositionIsTheOneStitched) {
       " current_text_length, free_length, billable_length, max_billable_length, max_raw_length, raw_length,"
       " capacity_unit, price_units, remaining_locked)"
       " SELECT order_id, 'regeneration', 0, id, 'Zero again.', 5, 11, 5, 11, 11, 5000, 11, 'chars', 0, 0"
-      " FROM order_items WHERE id = '" + a->item_id + "' RETURNING id::text");
+      " FROM order_items WHERE id = '" + a->item_id.str() + "' RETURNING id::text");
   auto r = queue->claim(30s);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->item_id, regen);
@@ -115,7 +115,7 @@ TEST_F(WorkersStitchTest, AManyChunkOrderStreamsIntoATrackThatDecodesToTheSumOfI
     ASSERT_TRUE(c);
     // The long one sits in the middle, between short ones.
     const auto& mp3 = c->chunk_index == kChunks / 2 ? mp3s.back() : mp3s[static_cast<std::size_t>(c->chunk_index) % 4];
-    const std::string key = "orders/" + order.id + "/items/" + c->item_id + ".mp3";
+    const std::string key = "orders/" + order.id + "/items/" + c->item_id.str() + ".mp3";
     ASSERT_TRUE(store->put(key, mp3).has_value());
     const auto frames = engines::scan_mp3(mp3).value();
     samples += frames.decoded_samples;

@@ -10,6 +10,10 @@
   and the orders store; everywhere else names them through the enums.
 - A refusal's status is fixed where it is made (ApiError's named constructors), and refusals
   leave a transaction as values, never thrown.
+- Ids that are uuids (orders, items, templates, clones, lease tokens) are parsed once, where they
+  enter, into their types (core/uuid_id.hpp): is_uuid is called by those parsers only.
+- Task types are parsed once into TaskType (core/task_type.hpp): no code compares a task type's
+  name as a string.
 - No source file over 400 lines and no function over 80 lines (functions defined at the start
   of a line, which is how this tree writes them; members defined inside a class are not seen).
 """
@@ -30,6 +34,13 @@ STATUS_NAMES = ("created", "pending", "in_progress", "completed", "result_delive
                 "cancelled", "partially_completed", "processing", "policy_flagged")
 STATUS_LITERAL = re.compile(r"[\"'](" + "|".join(STATUS_NAMES) + r")[\"']")
 REFUSAL_BY_CALLER = re.compile(r"\brefusal\(\s*int\b|\brefusal\(\s*\d|throw\s+Refused\b")
+UUID_CHECK = re.compile(r"\bis_uuid\(")
+ID_PARSERS = {os.path.join("include", "mediagen", "core", "uuid.hpp"), os.path.join("src", "core", "uuid.cpp"),
+              os.path.join("include", "mediagen", "core", "uuid_id.hpp")}
+TASK_TYPES = "tts|image|txt2img|remix|image_edit|voice_clone|sfx|music|voice_search"
+TASK_TYPE_COMPARE = re.compile(r'(==|!=)\s*"(' + TASK_TYPES + r')"|"(' + TASK_TYPES + r')"\s*(==|!=)|'
+                               r'\btask_type\w*\s*(==|!=)\s*"')
+TASK_TYPE_NAMES = {os.path.join("src", "core", "task_type.cpp")}
 MAX_FILE_LINES = 400
 MAX_FUNCTION_LINES = 80
 
@@ -119,6 +130,14 @@ class SourceRulesTest(unittest.TestCase):
         self.assertEqual(violations(REFUSAL_BY_CALLER), [],
                          "use ApiError::refused(Reason) or a named constructor, and return it")
 
+    def test_uuid_shapes_are_checked_only_by_the_id_parsers(self):
+        self.assertEqual(violations(UUID_CHECK, ID_PARSERS), [],
+                         "parse the id where it enters: OrderId::parse, TemplateId::parse ... (core/uuid_id.hpp)")
+
+    def test_task_types_are_compared_as_values(self):
+        self.assertEqual(violations(TASK_TYPE_COMPARE, TASK_TYPE_NAMES), [],
+                         "compare TaskType values (core/task_type.hpp), parsed once where the name enters")
+
     def test_files_and_functions_stay_small(self):
         too_long = []
         for rel, text in sources():
@@ -144,6 +163,11 @@ class SourceRulesTest(unittest.TestCase):
         self.assertTrue(is_store(os.path.join("src", "orders", "items", "item_store.cpp")))
         self.assertFalse(is_store(os.path.join("src", "orders", "items", "item_service.cpp")))
         self.assertTrue(DUMP.search('std::string s = j.dump();'))
+        self.assertTrue(UUID_CHECK.search('if (!is_uuid(order_id)) return ApiError::not_found();'))
+        self.assertTrue(TASK_TYPE_COMPARE.search('if (order.task_type == "tts") {'))
+        self.assertTrue(TASK_TYPE_COMPARE.search('return "sfx" == kind;'))
+        self.assertTrue(TASK_TYPE_COMPARE.search('r.task_type != "voice_search"'))
+        self.assertFalse(TASK_TYPE_COMPARE.search('if (order.task_type == TaskType::tts) {'))
         self.assertTrue(DETACHED.search('co_spawn(ex, f(), asio::detached);'))
         self.assertFalse(DUMP.search(COMMENT.sub("", "x(); // j.dump()")))
 

@@ -1,10 +1,5 @@
 #pragma once
-namespace mediagen::http {
-class Router;
-}
-namespace mediagen::db {
-class BlockingPool;
-}
+#include "mediagen/http/routes_fwd.hpp"
 
 namespace mediagen::catalog {
 

@@ -12,18 +12,7 @@
 #include "mediagen/compat/order_waiters.hpp"
 #include "mediagen/orders/order.hpp"
 
-namespace mediagen::http {
-class Router;
-}
-namespace mediagen::db {
-class BlockingPool;
-}
-namespace mediagen::cache {
-class Redis;
-}
-namespace mediagen::storage {
-class ObjectStore;
-}
+#include "mediagen/http/routes_fwd.hpp"
 
 namespace mediagen::compat {
 

@@ -50,6 +50,7 @@
 
 #include <boost/system/result.hpp>
 
+#include "mediagen/core/task_type.hpp"
 #include "mediagen/engines/audio.hpp"
 #include "mediagen/engines/speech.hpp"
 #include "mediagen/engines/prompt.hpp"
@@ -107,7 +108,7 @@ class Upstreams {
   // Speech PCM (24 kHz mono) with word timings on its time line (words_estimated when made up).
   boost::system::result<SpeechPcm, EngineFailure> speak(const UpstreamTarget& target, const SpeechRequest& request);
   // A sound effect ("sfx") or music ("music") as PCM; ElevenLabs only.
-  boost::system::result<SpeechPcm, EngineFailure> generate(const UpstreamTarget& target, std::string_view task_type,
+  boost::system::result<SpeechPcm, EngineFailure> generate(const UpstreamTarget& target, TaskType task_type,
                                                           const PromptRequest& request);
   // The upstream's voice catalogue; an empty list when it has none to give (openai shape, 404).
   boost::system::result<std::vector<UpstreamVoice>, EngineFailure> voices(const UpstreamTarget& target);

@@ -96,6 +96,15 @@ struct Route {
   std::size_t metrics_index = 0;  // set by the router
 };
 
+// An id of the path parsed into its type (OrderId, TemplateId, ... of core/uuid_id.hpp): one that
+// does not parse names nothing, 404 like an id that names nothing of the caller's.
+template <class Id>
+Result<Id> path_id(const RequestContext& ctx, std::string_view name) {
+  auto id = Id::parse(ctx.params.get(name).value_or(""));
+  if (!id) return ApiError::not_found();
+  return std::move(*id);
+}
+
 // A GET of the API that needs `scope`, answered by `handler`: the shape of every read route.
 inline Route scoped_get(std::string pattern, auth::Scope scope, Handler handler) {
   return Route{

@@ -8,6 +8,7 @@
 
 #include "mediagen/core/ids.hpp"
 #include "mediagen/db/db.hpp"
+#include "mediagen/orders/limits.hpp"
 #include "mediagen/orders/order.hpp"
 
 namespace mediagen::orders {
@@ -48,9 +49,9 @@ void mark_not_delivered(db::Db& db, db::Tx& tx, const std::string& order_id);
 struct RetrySource {
   UserId owner;
   OrderStatus status = OrderStatus::created;
-  std::string task_type;
+  TaskType task_type = TaskType::tts;
   std::string service_key;
-  std::optional<std::string> template_id;
+  std::optional<TemplateId> template_id;
   std::string config_snapshot;
   std::string config_override;
   std::string generation_mode;
@@ -66,7 +67,7 @@ std::optional<RetrySource> read_retry_source(db::Db& db, const std::string& orde
 
 // Order actions (spec 4.1): cancel, retry, and the end of an order whose answer ended early.
 namespace mediagen::orders {
-Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::string_view order_id);
+Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, const OrderId& order_id);
 
 // The end of an order made for one answer (the OpenAI-compatible surface) when that answer ends
 // before all of its audio was sent: positions 0..delivered-1 reached the client and stay charged.
@@ -75,9 +76,12 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::strin
 // (charge_refund), and the order becomes failed with failure_reason not_delivered. An order that
 // is already failed, cancelled or compensated is left as its own rules settled it (no changes).
 // Returns the status changes (the realtime events' source); 404 for another user's order.
-Result<std::vector<OrderChange>> end_undelivered_order(db::Db& db, UserId user, std::string_view order_id,
+Result<std::vector<OrderChange>> end_undelivered_order(db::Db& db, UserId user, const OrderId& order_id,
                                                        int delivered);
-Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string_view order_id,
-                                   const nlohmann::json& body, const std::optional<IdempotencyKey>& idempotency);
+// The body of POST /orders/{order}/retry: confirm_payg_topup and quote_token (spec 7.1), both
+// optional; 422 for a body that is not an object or a field of the wrong type.
+Result<TopupConfirmation> read_retry_body(const nlohmann::json& body);
+Result<OperationReply> retry_order(db::Db& db, const Caller& caller, const OrderId& order_id, TopupConfirmation topup,
+                                   const std::optional<IdempotencyKey>& idempotency);
 
 }  // namespace mediagen::orders

@@ -14,10 +14,10 @@ namespace mediagen::orders {
 
 struct NewOrder {
   std::optional<std::string> order_id;  // chosen before the transaction (its upload is stored first); else at insert
-  std::string task_type = "tts";
+  TaskType task_type = TaskType::tts;
   std::string service_key;
   std::string model_id;
-  std::optional<std::string> template_id;
+  std::optional<TemplateId> template_id;
   std::string config_snapshot = "{}";
   std::string config_override = "{}";
   GenerationMode mode = GenerationMode::ordinary;
@@ -212,7 +212,7 @@ struct PromptService {
   std::string engine;
   std::string upstream_json;  // services.upstream; empty for the embedded engines
 };
-std::optional<PromptService> find_prompt_service(db::Db& db, const std::string& task_type);
+std::optional<PromptService> find_prompt_service(db::Db& db, TaskType task_type);
 
 }  // namespace mediagen::orders
 
@@ -233,7 +233,7 @@ struct OrderUploads {
   storage::ObjectStore* store = nullptr;
 };
 
-Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nlohmann::json& body,
+Result<OperationReply> create_order(db::Db& db, const Caller& caller, CreateRequest request,
                                     const std::optional<IdempotencyKey>& idempotency,
                                     const OrderUploads& uploads = {});
 // A tts order from a template or from a service's model (the OpenAI-compatible surface): the
@@ -243,7 +243,7 @@ Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nloh
 // everything else - idempotency, limits, quota then balance, maintenance, the text - is
 // POST /orders' own transaction. Without a template the order's template_id is null.
 struct SpeechOrder {
-  std::optional<std::string> template_id;
+  std::optional<TemplateId> template_id;
   std::string service_key;  // without a template
   std::string model_id;     // without a template
   std::optional<std::string> voice_id;

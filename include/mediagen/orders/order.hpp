@@ -143,6 +143,8 @@ std::optional<Enum> enum_from_name(const std::array<std::string_view, N>& names,
 
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/ids.hpp"
+#include "mediagen/core/task_type.hpp"
+#include "mediagen/core/uuid_id.hpp"
 
 namespace mediagen::orders {
 
@@ -150,13 +152,6 @@ enum class ItemType { chunk, retry, regeneration };
 std::string_view to_string(ItemType type) noexcept;
 std::optional<ItemType> item_type_from_string(std::string_view name) noexcept;
 
-// The nine values of the task_type enum (spec 1); only tts, sfx, music and voice_search can be
-// ordered, the rest are filters.
-bool is_task_type(std::string_view name) noexcept;
-bool is_orderable_task_type(std::string_view name) noexcept;
-// sfx and music are single-shot: never retried or regenerated per chunk, and their result lists
-// each chunk's file rather than one joined track.
-bool is_single_shot(std::string_view task_type) noexcept;
 
 // Attempts per chunk position (spec 8.2): the original plus at most four retries.
 inline constexpr int kMaxAttempts = 5;
@@ -200,7 +195,7 @@ struct Item {
 struct Order {
   std::string id;
   UserId user_id;
-  std::string task_type;
+  TaskType task_type = TaskType::tts;
   OrderStatus status = OrderStatus::created;
   std::string service_key;
   std::optional<std::string> template_id;

@@ -5,6 +5,7 @@
 //   text_hash alone, which is what GET /orders/chunks/preview?text_hash= needs.
 //   The whole plan is stored once in Redis (packed and bounded: preview_store.hpp); pages are
 //   cut from it on read.
+#include "mediagen/core/task_type.hpp"
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -23,7 +24,7 @@ inline constexpr std::size_t kMaxPreviewPerPage = 500;
 
 // What a plan depends on besides the text: from the template (tts) or the task type.
 struct PreviewSettings {
-  std::string task_type = "tts";
+  TaskType task_type = TaskType::tts;
   std::string template_id;      // empty without a template
   std::string service_key;
   std::string model_id;
@@ -63,12 +64,7 @@ bool is_processing(std::string_view stored);
 
 #include "mediagen/core/ids.hpp"
 
-namespace mediagen::http {
-class Router;
-}
-namespace mediagen::db {
-class BlockingPool;
-}
+#include "mediagen/http/routes_fwd.hpp"
 
 namespace mediagen::orders {
 

@@ -49,15 +49,15 @@ inline constexpr int kMaxClaims = 5;
 inline constexpr int kMaxStitchAttempts = 3;
 
 struct ClaimedChunk {
-  std::string item_id;
-  std::string order_id;
+  ItemId item_id;
+  OrderId order_id;
   UserId user_id;
   std::optional<std::string> text;  // nullopt only if retention removed it (never for live rows)
   int chunk_index = 0;
   std::string item_type;            // chunk | retry | regeneration
-  std::string task_type;            // tts, sfx, music, ...
+  TaskType task_type = TaskType::tts;
   std::string engine_request_json;  // orders.engine_request
-  std::string lease_token;
+  LeaseToken lease_token;
   std::vector<OrderChange> changes; // what the claim changed: the item, and the order if it started
 };
 
@@ -74,8 +74,8 @@ enum class FailureKind { technical, policy };  // item status failed / policy_fl
 
 // The order is ready to be stitched; `token` fences the stitch like a lease token fences a chunk.
 struct StitchJob {
-  std::string order_id;
-  std::string token;
+  OrderId order_id;
+  LeaseToken token;
 };
 
 struct Settled {
@@ -101,7 +101,7 @@ struct StitchPart {
 };
 
 struct StitchInputs {
-  std::string task_type;           // of the order: tts is joined into one track; sfx and music list their
+  TaskType task_type = TaskType::tts;  // of the order: tts is joined into one track; sfx and music list their
                                    // files; voice_search's one part is its result data
   int positions = 0;               // chunk positions of the order (its original chunks)
   std::vector<StitchPart> parts;   // ordered by chunk_index; one per position that has audio
@@ -139,16 +139,16 @@ class WorkQueue {
   std::optional<ClaimedChunk> claim(std::chrono::milliseconds lease);
 
   // Extends the lease; false when it was lost (rescued, cancelled, settled).
-  bool heartbeat(std::string_view item_id, std::string_view token, std::chrono::milliseconds lease);
+  bool heartbeat(const ItemId& item_id, const LeaseToken& token, std::chrono::milliseconds lease);
 
   // Item -> completed, the chunk's charge posted (escrow -> revenue, quota escrow -> quota spent),
   // then the order settled.
-  Settled complete(std::string_view item_id, std::string_view token, const ChunkOutput& output);
+  Settled complete(const ItemId& item_id, const LeaseToken& token, const ChunkOutput& output);
 
   // Item -> failed (technical) or policy_flagged (policy) with `reason`; a retry's surcharge is
   // returned; the base lock stays for the next free retry. Then the order is settled. The
   // order's first policy_flagged record counts it toward its user's policy cooldown.
-  Settled fail(std::string_view item_id, std::string_view token, FailureKind kind, std::string_view reason);
+  Settled fail(const ItemId& item_id, const LeaseToken& token, FailureKind kind, std::string_view reason);
 
   // The sweeper: chunks whose lease ran out go back to the queue (or fail "lease_expired" once
   // claimed kMaxClaims times); an in_progress order left with nothing processing and nothing
@@ -161,10 +161,10 @@ class WorkQueue {
 
   // Graceful drain: the chunks of these lease tokens go back to pending at once (the drain does
   // not count as a claim). Returns how many were released.
-  int release_own(std::span<const std::string> lease_tokens, std::vector<OrderChange>* changes = nullptr);
+  int release_own(std::span<const LeaseToken> lease_tokens, std::vector<OrderChange>* changes = nullptr);
 
   // What the stitcher needs to build the result.
-  StitchInputs stitch_inputs(std::string_view order_id);
+  StitchInputs stitch_inputs(const OrderId& order_id);
 
   // The order -> completed (result_delivered stays), result paths and duration recorded, the stitch
   // lease cleared, and whatever is left in its escrow released ("order_release"). Its first

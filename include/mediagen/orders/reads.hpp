@@ -19,15 +19,15 @@
 namespace mediagen::orders {
 
 // The order row, and with `with_items` all its items (flags set). No owner check: callers
-// compare user_id. nullopt for a malformed id or no such order.
-std::optional<Order> load_order(db::Db& db, db::Tx& tx, std::string_view order_id, bool with_items);
+// compare user_id. nullopt for no such order.
+std::optional<Order> load_order(db::Db& db, db::Tx& tx, const OrderId& order_id, bool with_items);
 
 // Every record of the order (chunks, retries, regenerations) by chunk_index, then age; the
 // can_retry / can_regenerate flags are left false (load_order sets them).
-std::vector<Item> load_items(db::Db& db, db::Tx& tx, std::string_view order_id);
+std::vector<Item> load_items(db::Db& db, db::Tx& tx, const OrderId& order_id);
 
 // The caller's own order; 404 otherwise.
-Result<Order> find_own_order(db::Db& db, UserId user, std::string_view order_id, bool with_items);
+Result<Order> find_own_order(db::Db& db, UserId user, const OrderId& order_id, bool with_items);
 
 inline constexpr std::int64_t kDefaultOrdersPerPage = 20;
 inline constexpr std::int64_t kMaxOrdersPerPage = 100;
@@ -35,10 +35,11 @@ inline constexpr std::int64_t kMaxOrdersPerPage = 100;
 struct OrderFilter {
   std::int64_t page = 1;  // from 1
   std::int64_t per_page = kDefaultOrdersPerPage;  // 1..kMaxOrdersPerPage
-  std::optional<std::string> template_id;  // a uuid
+  std::optional<TemplateId> template_id;
   std::optional<OrderStatus> status;
-  // Any of these; empty: every type. Values outside the task_type enum match nothing.
-  std::vector<std::string> task_types;
+  // Set: any of these (empty when only values outside the task_type enum were asked for: nothing
+  // matches). Unset: every type.
+  std::optional<std::vector<TaskType>> task_types;
 };
 
 struct OrderPage {
@@ -54,7 +55,7 @@ struct OrderPage {
 OrderPage list_orders(db::Db& db, UserId user, const OrderFilter& filter);
 
 // One item of the caller's own order, flags set; 404 otherwise.
-Result<Item> find_own_item(db::Db& db, UserId user, std::string_view order_id, std::string_view item_id);
+Result<Item> find_own_item(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id);
 
 // GET /orders/{order}/items/{item}/text: the current text and its measures (see
 // ChunkTextFields). 404 as find_own_item; 422 input_expired once retention removed the text.
@@ -62,7 +63,7 @@ struct ItemText {
   std::string text;
   ChunkTextFields fields;
 };
-Result<ItemText> item_text(db::Db& db, UserId user, std::string_view order_id, std::string_view item_id);
+Result<ItemText> item_text(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id);
 
 }  // namespace mediagen::orders
 
@@ -176,7 +177,7 @@ class OrderEventPublisher {
 // The order's current state as an order.updated event carrying its current seq (no bump), for a
 // new subscriber of its channel; nullopt when the order does not exist or the id is malformed.
 // Blocking SQL: call it on the blocking pool.
-std::optional<realtime::Event> order_snapshot(db::Db& db, std::string_view order_id);
+std::optional<realtime::Event> order_snapshot(db::Db& db, const OrderId& order_id);
 
 }  // namespace mediagen::orders
 
@@ -226,12 +227,7 @@ void apply_item_flags(const Order& order, std::vector<Item>& items_of_order);
 
 }  // namespace mediagen::orders
 
-namespace mediagen::http {
-class Router;
-}
-namespace mediagen::db {
-class BlockingPool;
-}
+#include "mediagen/http/routes_fwd.hpp"
 
 namespace mediagen::orders {
 

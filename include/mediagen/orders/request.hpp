@@ -70,21 +70,21 @@ struct GenerativeParams {
 
 // task_data's duration_seconds, n_variants (music) and seed; each bad field is added to
 // `errors` under "task_data.<name>". The prompt itself is read by the caller.
-GenerativeParams read_generative_params(std::string_view task_type, const nlohmann::json& task_data,
+GenerativeParams read_generative_params(TaskType task_type, const nlohmann::json& task_data,
                                         FieldErrors& errors);
 
 // The length each file will have: the asked duration, or the default (music 30 s; sfx the
 // prompt's recipe, as the engine will choose it).
-std::int64_t generative_duration_ms(std::string_view task_type, std::string_view prompt, const GenerativeParams& params);
+std::int64_t generative_duration_ms(TaskType task_type, std::string_view prompt, const GenerativeParams& params);
 
 // Capacity of one chunk, in seconds: the service's longest file.
-ChunkerOptions generative_chunker(std::string_view task_type) noexcept;
+ChunkerOptions generative_chunker(TaskType task_type) noexcept;
 
 // One chunk per variant, each the (trimmed) prompt, each billing the started seconds of its file.
 ChunkPlan plan_generative(std::string_view prompt, std::int64_t duration_ms, int variants);
 
 // orders.engine_request of such an order: {"engine", "task_type", "duration_ms", "seed"}.
-std::string generative_engine_request(std::string_view engine, std::string_view task_type, std::int64_t duration_ms,
+std::string generative_engine_request(std::string_view engine, TaskType task_type, std::int64_t duration_ms,
                                       std::uint32_t seed);
 
 }  // namespace mediagen::orders
@@ -141,8 +141,8 @@ inline constexpr std::size_t kMaxInputChars = 1'000'000;
 inline constexpr std::size_t kPromptCapacity = 5000;
 
 struct CreateRequest {
-  std::optional<std::string> template_id;  // a well-formed uuid
-  std::string task_type = "tts";           // tts with a template; sfx, music, voice_search without
+  std::optional<TemplateId> template_id;
+  TaskType task_type = TaskType::tts;  // tts with a template; sfx, music, voice_search without
   std::string text;                        // input_text (tts) or the prompt (sfx, music)
   bool text_ok = false;                    // `text` passed its checks: the estimate can use it
   nlohmann::json config_override = nlohmann::json::object();

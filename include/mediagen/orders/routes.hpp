@@ -9,18 +9,7 @@
 #include "mediagen/orders/preview.hpp"
 #include "mediagen/orders/reads.hpp"
 
-namespace mediagen::http {
-class Router;
-}
-namespace mediagen::db {
-class BlockingPool;
-}
-namespace mediagen::cache {
-class Redis;
-}
-namespace mediagen::storage {
-class ObjectStore;
-}
+#include "mediagen/http/routes_fwd.hpp"
 
 namespace mediagen::orders {
 

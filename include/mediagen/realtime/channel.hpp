@@ -10,6 +10,7 @@
 
 #include "mediagen/access/scopes.hpp"
 #include "mediagen/core/ids.hpp"
+#include "mediagen/core/uuid_id.hpp"
 
 namespace mediagen::realtime {
 
@@ -17,7 +18,7 @@ enum class ChannelKind { order, preview, voice_clones, reseller_codes };
 
 struct Channel {
   ChannelKind kind;
-  std::string order_id;  // the order's uuid (lowercase) for order channels
+  std::optional<OrderId> order_id;  // order channels: the order's (named lowercase)
   UserId user;           // the owner for the per-user channels
 };
 

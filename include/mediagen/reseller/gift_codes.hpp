@@ -26,6 +26,7 @@
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/idempotency_key.hpp"
 #include "mediagen/core/ids.hpp"
+#include "mediagen/core/uuid_id.hpp"
 #include "mediagen/core/money.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/db.hpp"
@@ -128,11 +129,11 @@ struct CodePage {
 Result<CodePage> list_codes(db::Db& db, const CodeCipher& cipher, UserId reseller,
                             std::optional<GiftCodeStatus> status, std::int64_t offset, std::int64_t limit);
 // 404 gift_code_not_found for a malformed uuid, a missing one or another reseller's.
-Result<GiftCode> find_code(db::Db& db, const CodeCipher& cipher, UserId reseller, std::string_view uuid);
+Result<GiftCode> find_code(db::Db& db, const CodeCipher& cipher, UserId reseller, const std::optional<GiftCodeId>& uuid);
 // Within the reseller's window after issue: cancelled, the cost back on the reseller balance.
 // 409 gift_code_cancel_window_expired past it; 409 gift_code_not_cancellable once redeemed or cancelled.
 Result<GiftCode> cancel_code(db::Db& db, const CodeCipher& cipher, const Clock& clock, UserId reseller,
-                             std::string_view uuid);
+                             const std::optional<GiftCodeId>& uuid);
 
 // Redemption (the dashboard's part, `mediagen admin giftcode redeem`): the nominal into the user's
 // wallet of the code's currency, exactly once.

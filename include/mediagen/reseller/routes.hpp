@@ -4,12 +4,8 @@
 
 #include "mediagen/realtime/event.hpp"
 
-namespace mediagen::http {
-class Router;
-}
-namespace mediagen::db {
-class BlockingPool;
-}
+#include "mediagen/http/routes_fwd.hpp"
+
 namespace mediagen {
 class Clock;
 }

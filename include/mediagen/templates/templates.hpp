@@ -15,7 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "mediagen/core/api_error.hpp"
-#include "mediagen/core/uuid.hpp"
+#include "mediagen/core/uuid_id.hpp"
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/ids.hpp"
 #include "mediagen/db/db.hpp"
@@ -49,7 +49,7 @@ struct SpeechSetup {
 // Loads a live template the user may use. 404 (errors.not_found) when the id is malformed, no
 // such template exists or it was deleted; 403 template_access_denied when it belongs to another
 // account.
-Result<Template> load_template(db::Db& db, UserId user, std::string_view template_id);
+Result<Template> load_template(db::Db& db, UserId user, const TemplateId& template_id);
 
 // Checks a stored template (or an order's snapshot of one) against the current catalogue:
 // the service is a live voice service, the model active, the mode supported, the voice in the
@@ -70,9 +70,9 @@ Result<Template> create_template(db::Db& db, UserId user, const nlohmann::json& 
 // One operation for PUT and PATCH: the body is a JSON merge patch (RFC 7396) of
 // {service_key, name, config}: objects merge key by key, null removes a key, anything else
 // replaces. The result is validated as a new template.
-Result<Template> update_template(db::Db& db, UserId user, std::string_view template_id,
+Result<Template> update_template(db::Db& db, UserId user, const TemplateId& template_id,
                                  const nlohmann::json& patch);
-Result<void> delete_template(db::Db& db, UserId user, std::string_view template_id);
+Result<void> delete_template(db::Db& db, UserId user, const TemplateId& template_id);
 
 // The user's live templates, newest first.
 std::vector<Template> list_templates(db::Db& db, UserId user);

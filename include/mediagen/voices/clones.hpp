@@ -24,6 +24,7 @@
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/idempotency_key.hpp"
 #include "mediagen/core/ids.hpp"
+#include "mediagen/core/uuid_id.hpp"
 #include "mediagen/core/time_zone.hpp"
 #include "mediagen/db/db.hpp"
 #include "mediagen/realtime/event.hpp"
@@ -101,13 +102,13 @@ struct ClonePage {
 // The user's clones of the service, newest first (archived ones included).
 ClonePage list_clones(db::Db& db, UserId user, std::string_view service, std::int64_t offset, std::int64_t limit);
 // 404 when malformed, unknown, of another service or another account (as orders answer).
-Result<Clone> find_clone(db::Db& db, UserId user, std::string_view service, std::string_view clone_id);
+Result<Clone> find_clone(db::Db& db, UserId user, std::string_view service, const CloneId& clone_id);
 // failed -> pending (attempts start again; the limits are checked as for a create); any other
 // status is 422 invalid_status.
-Result<Clone> retry_clone(db::Db& db, UserId user, std::string_view service, std::string_view clone_id);
+Result<Clone> retry_clone(db::Db& db, UserId user, std::string_view service, const CloneId& clone_id);
 // Any status but archived -> archived; archiving twice answers the archived clone unchanged.
 // The caller removes the samples.
-Result<Clone> archive_clone(db::Db& db, UserId user, std::string_view service, std::string_view clone_id);
+Result<Clone> archive_clone(db::Db& db, UserId user, std::string_view service, const CloneId& clone_id);
 
 struct CloneQuota {
   std::string service;

@@ -3,18 +3,7 @@
 
 #include "mediagen/realtime/event.hpp"
 
-namespace mediagen::http {
-class Router;
-}
-namespace mediagen::db {
-class BlockingPool;
-}
-namespace mediagen::cache {
-class Redis;
-}
-namespace mediagen::storage {
-class ObjectStore;
-}
+#include "mediagen/http/routes_fwd.hpp"
 
 namespace mediagen::voices {
 

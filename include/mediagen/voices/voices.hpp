@@ -1,5 +1,5 @@
 #pragma once
-#include "mediagen/core/uuid.hpp"
+#include "mediagen/core/uuid_id.hpp"
 // The voice catalogues (spec 2.6, 4.5): reading the voices of the voice services, their tags
 // and filter values, and seeding them. All functions run blocking SQL: call them inside
 // BlockingPool::run.
@@ -50,7 +50,7 @@ struct VoiceSlice {
 // language, locale, name and voice_id. An offset past the end gives no items.
 VoiceSlice find_voices(db::Db& db, const VoiceFilter& filter, std::int64_t offset, std::int64_t limit);
 // An active voice by its LumVoice id; nullopt when malformed or unknown.
-std::optional<Voice> find_voice_by_id(db::Db& db, std::string_view id);
+std::optional<Voice> find_voice_by_id(db::Db& db, const VoiceId& id);
 
 struct Tag {
   std::string code;

@@ -153,15 +153,15 @@ boost::system::result<SpeechPcm, EngineFailure> Upstreams::speak(const UpstreamT
   return std::move(*pcm);
 }
 
-boost::system::result<SpeechPcm, EngineFailure> Upstreams::generate(const UpstreamTarget& t, std::string_view task_type,
+boost::system::result<SpeechPcm, EngineFailure> Upstreams::generate(const UpstreamTarget& t, TaskType task_type,
                                                                    const PromptRequest& r) {
-  if (t.kind != UpstreamKind::elevenlabs || (task_type != "sfx" && task_type != "music")) {
-    return EngineFailure::technical("engine_unavailable", "this upstream makes no " + std::string(task_type));
+  if (t.kind != UpstreamKind::elevenlabs || !is_single_shot(task_type)) {
+    return EngineFailure::technical("engine_unavailable", "this upstream makes no " + std::string(task_type_name(task_type)));
   }
   auto key = read_key(t);
   if (!key) return scrubbed(t, key.error(), Key{});
-  const std::int64_t asked = r.duration_ms.value_or(task_type == "sfx" ? 5000 : 30000);
-  HttpCall c = task_type == "sfx"
+  const std::int64_t asked = r.duration_ms.value_or(task_type == TaskType::sfx ? 5000 : 30000);
+  HttpCall c = task_type == TaskType::sfx
                    ? request(t, *key, "/v1/sound-generation", "POST",
                              to_json_text(json{{"text", r.prompt}, {"duration_seconds", static_cast<double>(asked) / 1000.0}}))
                    : request(t, *key, "/v1/music", "POST",

@@ -2,7 +2,6 @@
 // delivered (the OpenAI-compatible surface).
 #include <nlohmann/json.hpp>
 
-#include "mediagen/core/uuid.hpp"
 #include "mediagen/db/settled.hpp"
 #include "mediagen/orders/reads.hpp"
 #include "mediagen/orders/order.hpp"
@@ -13,7 +12,7 @@
 namespace mediagen::orders {
 namespace {
 
-Result<OperationReply> render(db::Db& db, const Caller& caller, std::string_view order_id) {
+Result<OperationReply> render(db::Db& db, const Caller& caller, const OrderId& order_id) {
   auto order = find_own_order(db, caller.principal.user_id, order_id, false);
   if (!order) return order.error();
   return OperationReply{.outcome = Outcome::changed, .message = "orders.cancelled", .data_json = order_json(*order, caller.tz)};
@@ -33,9 +32,8 @@ void stop_and_release(db::Db& db, db::Tx& tx, const OrderAccounts& accounts, std
 
 }  // namespace
 
-Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::string_view order_id) {
-  if (!is_uuid(order_id)) return ApiError::not_found();
-  const std::string id(order_id);
+Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, const OrderId& order_id) {
+  const std::string& id = order_id.str();
   std::vector<OrderChange> changes;
   auto cancelled = db::transact_settled(db, [&](db::Tx& tx) -> Result<void> {
     changes.clear();  // a transaction that is run again starts over
@@ -52,15 +50,14 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, std::strin
   // The order last: a client that stops listening at a terminal status has seen its items' events.
   changes.push_back(
       {.subject = OrderChange::Subject::order, .id = id, .order_id = id, .status = to_string(OrderStatus::cancelled)});
-  auto reply = render(db, caller, id);
+  auto reply = render(db, caller, order_id);
   if (reply) reply->changes = std::move(changes);
   return reply;
 }
 
-Result<std::vector<OrderChange>> end_undelivered_order(db::Db& db, UserId user, std::string_view order_id,
+Result<std::vector<OrderChange>> end_undelivered_order(db::Db& db, UserId user, const OrderId& order_id,
                                                        int delivered) {
-  if (!is_uuid(order_id)) return ApiError::not_found();
-  const std::string id(order_id);
+  const std::string& id = order_id.str();
   std::vector<OrderChange> changes;
   bool ended = false;
   auto done = db::transact(db, [&](db::Tx& tx) -> Result<void> {
@@ -89,8 +86,7 @@ Result<std::vector<OrderChange>> end_undelivered_order(db::Db& db, UserId user, 
   return changes;
 }
 
-Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string_view order_id,
-                                   const nlohmann::json& body, const std::optional<IdempotencyKey>& idempotency) {
+Result<TopupConfirmation> read_retry_body(const nlohmann::json& body) {
   if (!body.is_object()) return ApiError::validation("body", Message{"validation.object", {{"attribute", "body"}}});
   TopupConfirmation topup;
   if (auto v = body.find("confirm_payg_topup"); v != body.end() && !v->is_null()) {
@@ -103,8 +99,12 @@ Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string
     if (!v->is_string()) return ApiError::validation("quote_token", Message{"validation.string", {{"attribute", "quote_token"}}});
     topup.quote_token = v->get<std::string>();
   }
-  if (!is_uuid(order_id)) return ApiError::not_found();
-  const auto source = read_retry_source(db, std::string(order_id));
+  return topup;
+}
+
+Result<OperationReply> retry_order(db::Db& db, const Caller& caller, const OrderId& order_id, TopupConfirmation topup,
+                                   const std::optional<IdempotencyKey>& idempotency) {
+  const auto source = read_retry_source(db, order_id.str());
   if (!source || source->owner != caller.principal.user_id) return ApiError::not_found();
   // Spec 3.1: a new order from a completed one only.
   if (source->status != OrderStatus::completed && source->status != OrderStatus::result_delivered) {
@@ -120,9 +120,9 @@ Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string
   order.mode = generation_mode_from_string(source->generation_mode).value_or(GenerationMode::ordinary);
   order.task_data = source->task_data;
   order.input_text = *source->input_text;
-  order.retry_of = std::string(order_id);
+  order.retry_of = order_id.str();
   order.topup = std::move(topup);
-  if (order.task_type == "tts") {
+  if (order.task_type == TaskType::tts) {
     // The snapshot of the original, checked against the CURRENT schema (spec 7.1: 400
     // retry_config_outdated when it no longer passes; later template edits do not matter).
     auto setup = templates::validate_stored(db, order.service_key, source->config_snapshot,
@@ -131,7 +131,7 @@ Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string
     // The voice and settings the snapshot resolves to today.
     use_speech_setup(order, *setup);
     order.plan = plan_chunks(order.input_text, order.chunker);
-  } else if (order.task_type == "voice_search") {
+  } else if (order.task_type == TaskType::voice_search) {
     // The original's file searched again, while retention keeps it (after that the chunk fails
     // and the money goes back).
     const auto asked = read_voice_search_request(source->engine_request);
@@ -146,7 +146,7 @@ Result<OperationReply> retry_order(db::Db& db, const Caller& caller, std::string
     const auto params = read_generative_params(order.task_type, data.is_object() ? data : nlohmann::json::object(), ignored);
     if (!use_prompt_service(db, params, true, order)) return ApiError::retry_config_outdated_on_order();
   }
-  return insert_order(db, caller, order, std::nullopt, idempotency, "orders.retry:" + std::string(order_id));
+  return insert_order(db, caller, order, std::nullopt, idempotency, "orders.retry:" + order_id.str());
 }
 
 }  // namespace mediagen::orders

@@ -85,9 +85,9 @@ std::optional<RetrySource> read_retry_source(db::Db& db, const std::string& orde
   const auto& r = rows[0];
   RetrySource s{.owner = UserId{r[0].as<std::int64_t>()},
                 .status = status_of(r[1]),
-                .task_type = r[2].as<std::string>(),
+                .task_type = parse_task_type(r[2].c_str()).value_or(TaskType::tts),
                 .service_key = r[3].as<std::string>()};
-  if (!r[4].is_null()) s.template_id = r[4].as<std::string>();
+  if (!r[4].is_null()) s.template_id = TemplateId::of_row(r[4].as<std::string>());
   s.config_snapshot = r[5].as<std::string>();
   s.config_override = r[6].as<std::string>();
   s.generation_mode = r[7].as<std::string>();

@@ -182,7 +182,7 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
     o.task_type = order.task_type;
     o.status = OrderStatus::created;
     o.service_key = order.service_key;
-    o.template_id = order.template_id;
+    if (order.template_id) o.template_id = order.template_id->str();
     o.config_override_json = order.config_override;
     o.generation_mode = std::string(to_string(order.mode));
     o.price_units = price.minor;
@@ -222,15 +222,13 @@ Result<OperationReply> insert_with_upload(db::Db& db, const Caller& caller, cons
 
 }  // namespace
 
-Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nlohmann::json& body,
+Result<OperationReply> create_order(db::Db& db, const Caller& caller, CreateRequest request,
                                     const std::optional<IdempotencyKey>& idempotency, const OrderUploads& uploads) {
   const UserId user = caller.principal.user_id;
   if (idempotency) {
     if (auto replay = stored_reply(db, user, "orders.create", *idempotency)) return std::move(*replay);
   }
-  auto read = read_create_request(body);
-  if (!read) return read.error();
-  CreateRequest& req = *read;
+  CreateRequest& req = request;
 
   NewOrder order;
   std::optional<std::string_view> upload;  // voice_search: the accepted file
@@ -247,14 +245,14 @@ Result<OperationReply> create_order(db::Db& db, const Caller& caller, const nloh
   if (req.template_id) {
     auto stored = templates::load_template(db, user, *req.template_id);
     if (!stored) return stored.error();
-    order.template_id = stored->id;
+    order.template_id = TemplateId::of_row(stored->id);
     order.service_key = stored->service_key;
     auto setup = templates::validate_stored(db, *stored);
     if (!setup) outdated = setup.error();
     else use_speech_setup(order, *setup);
   } else if (is_single_shot(req.task_type)) {
     if (!use_prompt_service(db, req.generative, req.text_ok, order)) req.refusal = ApiError::refused(Reason::service_not_found);
-  } else if (req.task_type == "voice_search" && !req.refusal) {
+  } else if (req.task_type == TaskType::voice_search && !req.refusal) {
     auto judged = judge_voice_search_upload(uploads.files, req.errors);
     upload = judged.bytes;
     if (judged.refusal) req.refusal = std::move(judged.refusal);

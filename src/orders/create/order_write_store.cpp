@@ -140,9 +140,11 @@ std::int64_t lock_subscription_quota(db::Db& db, db::Tx& tx, UserId user, AssetI
 TimePoint insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert& in) {
   const NewOrder& order = in.order;
   const OrderPrice& price = in.price;
+  const std::string task_type(task_type_name(order.task_type));
+  const std::string template_id = order.template_id ? order.template_id->str() : std::string();
   const auto created = db.exec(
-      tx, kInsertOrder, in.order_id, in.user.value, in.key.value, order.task_type, order.service_key,
-      order.model_id, order.template_id.value_or(""), order.config_snapshot, order.config_override,
+      tx, kInsertOrder, in.order_id, in.user.value, in.key.value, task_type, order.service_key,
+      order.model_id, template_id, order.config_snapshot, order.config_override,
       std::string(to_string(order.mode)), order.task_data, order.engine_request, order.input_text, in.money.value,
       order.price_per_1k_minor, static_cast<std::int64_t>(order.chunker.capacity),
       std::string(to_string(order.chunker.unit)), price.minor, price.from_quota, price.from_payg,
@@ -171,8 +173,9 @@ TimePoint insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert& in)
   return TimePoint{std::chrono::microseconds{created[0][0].as<std::int64_t>()}};
 }
 
-std::optional<PromptService> find_prompt_service(db::Db& db, const std::string& task_type) {
-  auto rows = db::read(db, [&](db::Tx& tx) { return db.exec(tx, kPromptService, task_type); });
+std::optional<PromptService> find_prompt_service(db::Db& db, TaskType task_type) {
+  const std::string type(task_type_name(task_type));
+  auto rows = db::read(db, [&](db::Tx& tx) { return db.exec(tx, kPromptService, type); });
   if (rows.empty()) return std::nullopt;
   return PromptService{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(), rows[0][2].as<std::int64_t>(),
                        rows[0][3].as<std::string>(), rows[0][4].as<std::string>()};

@@ -65,7 +65,7 @@ Result<OperationReply> create_speech_order(db::Db& db, const Caller& caller, con
   if (request.template_id) {
     auto stored = templates::load_template(db, user, *request.template_id);
     if (!stored) return stored.error();
-    order.template_id = stored->id;
+    order.template_id = TemplateId::of_row(stored->id);
     order.service_key = stored->service_key;
     template_config = stored->config_json;
   } else {

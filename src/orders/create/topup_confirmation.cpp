@@ -18,10 +18,10 @@ void field(std::string& out, std::string_view value) {
 std::string quote_fingerprint(std::string_view scope, const NewOrder& order) {
   std::string in;
   field(in, scope);
-  field(in, order.task_type);
+  field(in, task_type_name(order.task_type));
   field(in, order.service_key);
   field(in, order.model_id);
-  field(in, order.template_id.value_or(""));
+  field(in, order.template_id ? order.template_id->str() : std::string());
   field(in, order.config_snapshot);
   field(in, order.config_override);
   field(in, to_string(order.mode));

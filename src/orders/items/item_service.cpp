@@ -38,13 +38,13 @@ struct Locked {
 };
 
 // Locks the order's live items, then the order; 404 unless it is the caller's.
-Result<Locked> lock_own_order(db::Db& db, db::Tx& tx, UserId user, const std::string& order_id) {
-  lock_live_items(db, tx, order_id);
-  const auto lock = lock_order_for_item_action(db, tx, order_id);
+Result<Locked> lock_own_order(db::Db& db, db::Tx& tx, UserId user, const OrderId& order_id) {
+  lock_live_items(db, tx, order_id.str());
+  const auto lock = lock_order_for_item_action(db, tx, order_id.str());
   if (!lock || lock->owner != user) return ApiError::not_found();
   auto order = load_order(db, tx, order_id, true);
   if (!order) return ApiError::not_found();
-  return Locked{std::move(*order), {user, order_id, lock->money, lock->tokens}, lock->price_per_1k_minor,
+  return Locked{std::move(*order), {user, order_id.str(), lock->money, lock->tokens}, lock->price_per_1k_minor,
                 lock->maintenance};
 }
 
@@ -63,7 +63,7 @@ std::optional<ApiError> check_settings_and_text(db::Db& db, db::Tx& tx, const Ca
                                                 const std::string& order_id, std::string_view text) {
   const auto snapshot = settings_snapshot(db, tx, order_id);
   if (!snapshot) return ApiError::not_found();
-  if (snapshot->task_type == "tts") {
+  if (snapshot->task_type == TaskType::tts) {
     auto setup = templates::validate_stored_in(db, tx, snapshot->service_key, snapshot->config_snapshot,
                                                  caller.principal.user_id);
     if (!setup) return ApiError::refused(Reason::retry_config_outdated);
@@ -86,10 +86,12 @@ struct Replacement {
 
 using RefusalRule = std::optional<Reason> (*)(const Order&, const Position&, const Item&);
 
-Result<Replacement> prepare_replacement(db::Db& db, db::Tx& tx, UserId user, const std::string& oid,
-                                        const std::string& iid, const std::optional<std::string>& text,
+Result<Replacement> prepare_replacement(db::Db& db, db::Tx& tx, UserId user, const OrderId& order_id,
+                                        const ItemId& item_id, const std::optional<std::string>& text,
                                         RefusalRule rule) {
-  auto locked = lock_own_order(db, tx, user, oid);
+  const std::string& oid = order_id.str();
+  const std::string& iid = item_id.str();
+  auto locked = lock_own_order(db, tx, user, order_id);
   if (!locked) return locked.error();
   Replacement r{.locked = std::move(*locked)};
   const Item* item = find_item(r.locked.order, iid);
@@ -131,7 +133,7 @@ Result<Amounts> pay(db::Db& db, db::Tx& tx, const Locked& locked, std::string_vi
   return amounts;
 }
 
-std::string render_item(db::Db& db, db::Tx& tx, const std::string& order_id, const std::string& item_id,
+std::string render_item(db::Db& db, db::Tx& tx, const OrderId& order_id, const std::string& item_id,
                         const TimeZone& tz) {
   auto order = load_order(db, tx, order_id, true);
   return item_json(*find_item(*order, item_id), tz);  // the caller inserted it in this transaction
@@ -146,63 +148,66 @@ std::vector<OrderChange> queued(const std::vector<std::string>& item_ids, const 
   return out;
 }
 
+// The shared end of item retry and regenerate, in their transaction: `record.surcharge_tokens`
+// taken from the key's token windows and paid, the new record inserted under a fresh id; the
+// answer names it.
+Result<OperationReply> queue_replacement(db::Db& db, db::Tx& tx, const Caller& caller, const OrderId& order_id,
+                                         const Replacement& r, NewRecord record) {
+  if (auto refusal = KeyTokens(caller).take(db, tx, record.surcharge_tokens)) return *refusal;
+  record.id = random_uuid();
+  const auto paid = pay(db, tx, r.locked, record.id, record.surcharge_tokens);
+  if (!paid) return paid.error();
+  record.surcharge = *paid;
+  record.text = r.cleaned;
+  record.fields = r.fields;
+  insert_record(db, tx, record);
+  return OperationReply{.outcome = Outcome::work_queued,
+                        .message = "orders.item_queued",
+                        .data_json = render_item(db, tx, order_id, record.id, caller.tz),
+                        .changes = queued({record.id}, order_id.str())};
+}
+
 }  // namespace
 
-Result<OperationReply> retry_item(db::Db& db, const Caller& caller, std::string_view order_id,
-                                  std::string_view item_id, const json& body,
+Result<OperationReply> retry_item(db::Db& db, const Caller& caller, const OrderId& order_id, const ItemId& item_id,
+                                  const std::optional<std::string>& text,
                                   const std::optional<IdempotencyKey>& idempotency) {
-  auto text = read_item_text(body, kMaxItemTextChars);
-  if (!text) return text.error();
-  if (!is_uuid(order_id) || !is_uuid(item_id)) return ApiError::not_found();
-  const std::string oid(order_id), iid(item_id);
   const UserId user = caller.principal.user_id;
-  const KeyTokens key_tokens(caller);
   auto reply = db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
     if (idempotency) {
-      auto claimed = claim_idempotency_key(db, tx, user, "items.retry:" + iid, *idempotency);
+      auto claimed = claim_idempotency_key(db, tx, user, "items.retry:" + item_id.str(), *idempotency);
       if (!claimed) return claimed.error();
       if (*claimed) return **claimed;
     }
-    auto prepared = prepare_replacement(db, tx, user, oid, iid, *text, &retry_refusal);
+    auto prepared = prepare_replacement(db, tx, user, order_id, item_id, text, &retry_refusal);
     if (!prepared) return prepared.error();
     const Replacement& r = *prepared;
-    const Locked& locked = r.locked;
-    const Item& item = r.record();
-    const ItemRow& row = r.row;
-    const std::string& cleaned = r.cleaned;
-    const auto& fields = r.fields;
-    if (!within_limits(fields)) return ApiError::refused(Reason::text_over_capacity);
-    if (auto refusal = check_settings_and_text(db, tx, caller, oid, cleaned)) return *refusal;
+    if (!within_limits(r.fields)) return ApiError::refused(Reason::text_over_capacity);
+    if (auto refusal = check_settings_and_text(db, tx, caller, order_id.str(), r.cleaned)) return *refusal;
     // A failed attempt keeps only its base lock (its surcharge went back when it failed).
-    const std::int64_t base_tokens = row.remaining_locked;
+    const std::int64_t base_tokens = r.row.remaining_locked;
     if (base_tokens <= 0) return ApiError::refused(Reason::insufficient_funds);
-
-    const std::int64_t surcharge =
-        std::max<std::int64_t>(0, static_cast<std::int64_t>(fields.billable_length) - static_cast<std::int64_t>(row.fields.free_length));
-    if (auto refusal = key_tokens.take(db, tx, surcharge)) return *refusal;
-    const std::string new_id = random_uuid();
-    const auto paid = pay(db, tx, locked, new_id, surcharge);
-    if (!paid) return paid.error();
-    insert_record(db, tx,
-                  {.id = new_id, .type = to_string(ItemType::retry), .attempt_number = item.attempt_number + 1,
-                   .text = cleaned, .fields = fields, .price_units = base_tokens + surcharge, .base = row.base,
-                   .surcharge_tokens = surcharge, .surcharge = *paid, .parent_id = iid});
-    hand_over_lock(db, tx, iid);
-    OperationReply answer{.outcome = Outcome::work_queued,
-                          .message = "orders.item_queued",
-                          .data_json = render_item(db, tx, oid, new_id, caller.tz),
-                          .changes = queued({new_id}, oid)};
-    if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
+    const std::int64_t surcharge = std::max<std::int64_t>(
+        0, static_cast<std::int64_t>(r.fields.billable_length) - static_cast<std::int64_t>(r.row.fields.free_length));
+    auto answer = queue_replacement(db, tx, caller, order_id, r,
+                                    {.type = to_string(ItemType::retry),
+                                     .attempt_number = r.record().attempt_number + 1,
+                                     .price_units = base_tokens + surcharge,
+                                     .base = r.row.base,
+                                     .surcharge_tokens = surcharge,
+                                     .parent_id = item_id.str()});
+    if (!answer) return answer;
+    hand_over_lock(db, tx, item_id.str());
+    if (idempotency) remember_reply(db, tx, user, *idempotency, *answer);
     return answer;
   });
   return reply;
 }
 
-Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std::string_view order_id) {
-  if (!is_uuid(order_id)) return ApiError::not_found();
-  const std::string oid(order_id);
+Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, const OrderId& order_id) {
+  const std::string& oid = order_id.str();
   return db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
-    const auto locked = lock_own_order(db, tx, caller.principal.user_id, oid);
+    const auto locked = lock_own_order(db, tx, caller.principal.user_id, order_id);
     if (!locked) return locked.error();
     const Order& order = locked->order;
     if (is_single_shot(order.task_type)) return ApiError::refused(Reason::generative_not_supported);
@@ -231,7 +236,7 @@ Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std:
       created.push_back(new_id);
     }
     if (created.empty()) return ApiError::refused(Reason::nothing_to_retry);
-    auto after = load_order(db, tx, oid, true);
+    auto after = load_order(db, tx, order_id, true);
     std::vector<Item> items;
     for (const auto& id : created) items.push_back(*find_item(*after, id));  // inserted above
     return OperationReply{.outcome = Outcome::work_queued,
@@ -242,43 +247,26 @@ Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, std:
   });
 }
 
-Result<OperationReply> regenerate_item(db::Db& db, const Caller& caller, std::string_view order_id,
-                                       std::string_view item_id, const json& body) {
-  auto text = read_item_text(body, kMaxItemTextChars);
-  if (!text) return text.error();
-  if (!is_uuid(order_id) || !is_uuid(item_id)) return ApiError::not_found();
-  const std::string oid(order_id), iid(item_id);
-  const KeyTokens key_tokens(caller);
-  auto reply = db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
-    auto prepared = prepare_replacement(db, tx, caller.principal.user_id, oid, iid, *text, &regenerate_refusal);
+Result<OperationReply> regenerate_item(db::Db& db, const Caller& caller, const OrderId& order_id,
+                                       const ItemId& item_id, const std::optional<std::string>& text) {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
+    auto prepared = prepare_replacement(db, tx, caller.principal.user_id, order_id, item_id, text, &regenerate_refusal);
     if (!prepared) return prepared.error();
     const Replacement& r = *prepared;
-    const Locked& locked = r.locked;
-    const Item& item = r.record();
-    const ItemRow& row = r.row;
-    const std::string& cleaned = r.cleaned;
-    const auto& fields = r.fields;
     // A regeneration text is bounded by the chunk's original length (spec 2.4) and its capacity.
-    if (fields.length > row.fields.original_text_length || fields.raw_length > fields.max_raw_length) {
+    if (r.fields.length > r.row.fields.original_text_length || r.fields.raw_length > r.fields.max_raw_length) {
       return ApiError::refused(Reason::text_over_capacity);
     }
-    if (auto refusal = check_settings_and_text(db, tx, caller, oid, cleaned)) return *refusal;
-    const auto tokens = static_cast<std::int64_t>(fields.billable_length);
-    if (auto refusal = key_tokens.take(db, tx, tokens)) return *refusal;
-    const std::string new_id = random_uuid();
-    const auto paid = pay(db, tx, locked, new_id, tokens);
-    if (!paid) return paid.error();
-    const auto regenerations = count_regenerations(db, tx, oid, item.chunk_index);
-    insert_record(db, tx,
-                  {.id = new_id, .type = to_string(ItemType::regeneration),
-                   .attempt_number = static_cast<int>(regenerations + 1), .text = cleaned, .fields = fields,
-                   .price_units = tokens, .surcharge_tokens = tokens, .surcharge = *paid, .parent_id = iid});
-    return OperationReply{.outcome = Outcome::work_queued,
-                          .message = "orders.item_queued",
-                          .data_json = render_item(db, tx, oid, new_id, caller.tz),
-                          .changes = queued({new_id}, oid)};
+    if (auto refusal = check_settings_and_text(db, tx, caller, order_id.str(), r.cleaned)) return *refusal;
+    const auto tokens = static_cast<std::int64_t>(r.fields.billable_length);
+    const auto regenerations = count_regenerations(db, tx, order_id.str(), r.record().chunk_index);
+    return queue_replacement(db, tx, caller, order_id, r,
+                             {.type = to_string(ItemType::regeneration),
+                              .attempt_number = static_cast<int>(regenerations + 1),
+                              .price_units = tokens,
+                              .surcharge_tokens = tokens,
+                              .parent_id = item_id.str()});
   });
-  return reply;
 }
 
 }  // namespace mediagen::orders

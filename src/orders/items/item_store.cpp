@@ -91,7 +91,8 @@ std::int64_t count_regenerations(db::Db& db, db::Tx& tx, const std::string& orde
 std::optional<SettingsSnapshot> settings_snapshot(db::Db& db, db::Tx& tx, const std::string& order_id) {
   const auto rows = db.exec(tx, kSnapshot, order_id);
   if (rows.empty()) return std::nullopt;
-  return SettingsSnapshot{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(), rows[0][2].as<std::string>()};
+  return SettingsSnapshot{rows[0][0].as<std::string>(), rows[0][1].as<std::string>(),
+                          parse_task_type(rows[0][2].c_str()).value_or(TaskType::tts)};  // the column is the enum
 }
 
 }  // namespace mediagen::orders

@@ -60,7 +60,7 @@ std::int64_t count_regenerations(db::Db& db, db::Tx& tx, const std::string& orde
 struct SettingsSnapshot {
   std::string service_key;
   std::string config_snapshot;
-  std::string task_type;
+  TaskType task_type = TaskType::tts;
 };
 std::optional<SettingsSnapshot> settings_snapshot(db::Db& db, db::Tx& tx, const std::string& order_id);
 

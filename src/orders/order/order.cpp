@@ -10,14 +10,6 @@ namespace {
 // In declaration order of the enum.
 constexpr std::array<std::string_view, 3> kItemTypes{"chunk", "retry", "regeneration"};
 
-constexpr std::array<std::string_view, 9> kTaskTypes{"tts",         "image", "txt2img", "remix",       "image_edit",
-                                                     "voice_clone", "sfx",   "music",   "voice_search"};
-constexpr std::array<std::string_view, 4> kOrderableTaskTypes{"tts", "sfx", "music", "voice_search"};
-
-bool contains(auto const& names, std::string_view name) noexcept {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 }  // namespace
 
 std::string_view to_string(ItemType type) noexcept { return kItemTypes[static_cast<std::size_t>(type)]; }
@@ -26,18 +18,12 @@ std::optional<ItemType> item_type_from_string(std::string_view name) noexcept {
   return detail::enum_from_name<ItemType>(kItemTypes, name);
 }
 
-bool is_task_type(std::string_view name) noexcept { return contains(kTaskTypes, name); }
-
-bool is_orderable_task_type(std::string_view name) noexcept { return contains(kOrderableTaskTypes, name); }
-
 std::string order_storage_prefix(std::string_view order_id) {
   std::string out = "orders/";
   out += order_id;
   out += '/';
   return out;
 }
-
-bool is_single_shot(std::string_view task_type) noexcept { return task_type == "sfx" || task_type == "music"; }
 
 std::string item_audio_key(std::string_view order_id, std::string_view item_id, std::string_view claim) {
   std::string out = order_storage_prefix(order_id);

@@ -1,6 +1,5 @@
 #include "mediagen/orders/order.hpp"
 
-#include "mediagen/core/uuid.hpp"
 #include "mediagen/db/pg.hpp"
 #include "mediagen/db/settled.hpp"
 
@@ -27,8 +26,9 @@ Result<void> authorize_download(db::Db& db, UserId user, std::string_view path) 
       path[kPrefix.size() + 36] != '/') {
     return ApiError::not_found();
   }
-  const std::string order_id(path.substr(kPrefix.size(), 36));
-  if (!is_uuid(order_id)) return ApiError::not_found();
+  const auto parsed = OrderId::parse(path.substr(kPrefix.size(), 36));
+  if (!parsed) return ApiError::not_found();
+  const std::string& order_id = parsed->str();
   return db::transact_settled(db, [&](db::Tx& tx) -> Result<void> {
     const auto rows = db.exec(tx, kLockOwnOrder, order_id, user.value, std::string(path));
     if (rows.empty()) return ApiError::not_found();

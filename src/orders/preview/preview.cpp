@@ -24,7 +24,7 @@ bool is_text_hash(std::string_view value) {
 std::string preview_id(std::string_view text_hash_hex, const PreviewSettings& s) {
   std::string material;
   material.reserve(256 + s.fingerprint.size());
-  for (std::string_view part : {text_hash_hex, std::string_view(s.task_type), std::string_view(s.template_id),
+  for (std::string_view part : {text_hash_hex, task_type_name(s.task_type), std::string_view(s.template_id),
                                 std::string_view(s.fingerprint), to_string(s.chunker.mode),
                                 to_string(s.chunker.unit)}) {
     material += part;
@@ -47,7 +47,7 @@ std::string render_plan(const ChunkPlan& plan, const PreviewSettings& s, std::st
   w.begin_object().field("status", "ready").field("preview_id", id);
   w.key("summary")
       .begin_object()
-      .field("task_type", std::string_view(s.task_type))
+      .field("task_type", task_type_name(s.task_type))
       .field("template_id", std::string_view(s.template_id))
       .field("service_key", std::string_view(s.service_key))
       .field("model_id", std::string_view(s.model_id))

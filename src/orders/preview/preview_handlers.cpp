@@ -66,7 +66,7 @@ asio::awaitable<Result<http::Reply>> post_preview(Shared& s, http::RequestContex
       if (is_processing(*cached)) return reply_for(202, render_processing(id));
       if (auto page = page_of(*cached, 1, kDefaultPreviewPerPage)) return reply_for(200, std::move(*page));
     }
-    const bool background = req.task_type == "tts" && count_code_points(req.input_text) > kSyncPreviewChars;
+    const bool background = req.task_type == TaskType::tts && count_code_points(req.input_text) > kSyncPreviewChars;
     if (!background) {
       const std::string doc = render_plan(plan_preview(req.input_text, *settings), *settings, id);
       s.store.put(r.redis, user, id, doc);
@@ -101,7 +101,7 @@ asio::awaitable<Result<http::Reply>> get_by_hash(Shared& s, http::RequestContext
         !t) {
       return t.error();
     }
-    auto settings = resolve_preview_settings(r.db, user, id_text, "tts", mode);
+    auto settings = resolve_preview_settings(r.db, user, id_text, TaskType::tts, mode);
     if (!settings) return settings.error();
     const std::string id = preview_id(hash_text, *settings);
     auto cached = s.store.get(r.redis, user, id);

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "mediagen/orders/request.hpp"
-#include "mediagen/core/uuid.hpp"
+#include "mediagen/core/uuid_id.hpp"
 #include "mediagen/orders/preview.hpp"
 #include "mediagen/orders/text.hpp"
 
@@ -12,8 +12,6 @@ namespace mediagen::orders {
 namespace {
 
 // Task types a preview plans; the five filter-only values of the enum cannot be ordered (spec 1).
-constexpr std::string_view kPlannable[] = {"tts", "sfx", "music", "voice_search"};
-constexpr std::string_view kFilterOnly[] = {"image", "txt2img", "remix", "image_edit", "voice_clone"};
 
 Result<GenerationMode> parse_mode(const std::string& field, const nlohmann::json* value) {
   if (!value || value->is_null()) return GenerationMode::ordinary;
@@ -48,26 +46,20 @@ Result<PreviewRequest> read_preview_post(const nlohmann::json& body) {
   }
 
   if (const auto* type = field("task_type"); type && !type->is_null()) {
-    const bool known = type->is_string() && std::find(std::begin(kPlannable), std::end(kPlannable),
-                                                      type->get_ref<const std::string&>()) != std::end(kPlannable);
-    const bool order_only = type->is_string() &&
-                            std::find(std::begin(kFilterOnly), std::end(kFilterOnly),
-                                      type->get_ref<const std::string&>()) != std::end(kFilterOnly);
-    if (order_only) return ApiError::refused(Reason::service_not_found);
-    if (!known) {
+    const auto parsed = type->is_string() ? parse_task_type(type->get_ref<const std::string&>()) : std::nullopt;
+    if (parsed && !is_orderable(*parsed)) return ApiError::refused(Reason::service_not_found);  // a filter only
+    if (!parsed) {
       fail("task_type", Message{"validation.in", {{"attribute", "task_type"}, {"values", "tts, sfx, music, voice_search"}}});
     } else {
-      req.task_type = type->get<std::string>();
+      req.task_type = *parsed;
     }
   }
 
   if (const auto* id = field("template_id"); id && !id->is_null()) {
-    if (!id->is_string() || !is_uuid(id->get_ref<const std::string&>())) {
-      fail("template_id", Message{"validation.uuid", {{"attribute", "template_id"}}});
-    } else {
-      req.template_id = id->get<std::string>();
-    }
-  } else if (req.task_type == "tts") {
+    auto parsed = id->is_string() ? TemplateId::parse(id->get_ref<const std::string&>()) : std::nullopt;
+    if (!parsed) fail("template_id", Message{"validation.uuid", {{"attribute", "template_id"}}});
+    else req.template_id = std::move(*parsed);
+  } else if (req.task_type == TaskType::tts) {
     fail("template_id", Message{"validation.required", {{"attribute", "template_id"}}});
   }
 
@@ -109,8 +101,8 @@ Result<PreviewLookup> read_preview_lookup(const http::Query& query) {
   PreviewLookup out;
   auto template_id = query.get("template_id");
   if (!template_id || template_id->empty()) fail("template_id", Message{"validation.required", {{"attribute", "template_id"}}});
-  else if (!is_uuid(*template_id)) fail("template_id", Message{"validation.uuid", {{"attribute", "template_id"}}});
-  else out.template_id = std::string(*template_id);
+  else if (auto parsed = TemplateId::parse(*template_id)) out.template_id = std::move(*parsed);
+  else fail("template_id", Message{"validation.uuid", {{"attribute", "template_id"}}});
   auto hash = query.get("text_hash");
   if (!hash || hash->empty()) fail("text_hash", Message{"validation.required", {{"attribute", "text_hash"}}});
   else if (!is_text_hash(*hash)) fail("text_hash", Message{"validation.text_hash", {{"attribute", "text_hash"}}});

@@ -22,8 +22,8 @@ inline constexpr std::size_t kMaxPreviewChars = 1'000'000;
 
 struct PreviewRequest {
   std::string input_text;
-  std::optional<std::string> template_id;
-  std::string task_type = "tts";
+  std::optional<TemplateId> template_id;
+  TaskType task_type = TaskType::tts;
   GenerationMode mode = GenerationMode::ordinary;
   GenerativeParams generative;  // sfx, music: task_data's duration_seconds and n_variants
 };
@@ -33,7 +33,7 @@ Result<PreviewRequest> read_preview_post(const nlohmann::json& body);
 
 // GET /orders/chunks/preview?template_id=&text_hash=&generation_mode=
 struct PreviewLookup {
-  std::string template_id;  // a uuid
+  std::optional<TemplateId> template_id;  // set when the lookup is valid
   std::string text_hash;    // 64 lowercase hex
   GenerationMode mode = GenerationMode::ordinary;
 };

@@ -18,11 +18,11 @@ void set_currency(db::Db& db, PreviewSettings& s) {
 
 }  // namespace
 
-Result<PreviewSettings> resolve_preview_settings(db::Db& db, UserId user, const std::optional<std::string>& template_id,
-                                                 std::string_view task_type, GenerationMode mode,
+Result<PreviewSettings> resolve_preview_settings(db::Db& db, UserId user, const std::optional<TemplateId>& template_id,
+                                                 TaskType task_type, GenerationMode mode,
                                                  const GenerativeParams& generative, std::string_view text) {
   PreviewSettings s;
-  s.task_type = std::string(task_type);
+  s.task_type = task_type;
   s.chunker.mode = mode;
   if (template_id) {
     auto stored = templates::load_template(db, user, *template_id);
@@ -39,7 +39,7 @@ Result<PreviewSettings> resolve_preview_settings(db::Db& db, UserId user, const 
   } else {
     // sfx, music, voice_search: no template; the prompt is one chunk of the service (of each
     // file it makes, for sfx and music).
-    s.service_key = s.task_type;
+    s.service_key = std::string(task_type_name(s.task_type));
     s.chunker.capacity = kPromptCapacity;
     s.chunker.unit = CapacityUnit::chars;
     s.chunker.mode = GenerationMode::ordinary;
@@ -50,7 +50,7 @@ Result<PreviewSettings> resolve_preview_settings(db::Db& db, UserId user, const 
       // What decides the plan beyond the text: the files' length and count.
       s.fingerprint = std::to_string(s.duration_ms) + "ms x" + std::to_string(s.variants);
     }
-    if (auto service = templates::find_service(db, s.task_type); service && !service->models.empty()) {
+    if (auto service = templates::find_service(db, s.service_key); service && !service->models.empty()) {
       s.model_id = service->models.front().model_id;
       s.price_per_1k_minor = service->models.front().price_per_1k_minor;
     }

@@ -15,8 +15,8 @@ namespace mediagen::orders {
 // template_access_denied for another account's, 404 for none, 422 template_model_outdated when
 // it no longer passes the service's schema), from the task type and `generative` (the files'
 // length and count, the default read from the prompt `text`) for sfx and music.
-Result<PreviewSettings> resolve_preview_settings(db::Db& db, UserId user, const std::optional<std::string>& template_id,
-                                                 std::string_view task_type, GenerationMode mode,
+Result<PreviewSettings> resolve_preview_settings(db::Db& db, UserId user, const std::optional<TemplateId>& template_id,
+                                                 TaskType task_type, GenerationMode mode,
                                                  const GenerativeParams& generative = {}, std::string_view text = {});
 
 }  // namespace mediagen::orders

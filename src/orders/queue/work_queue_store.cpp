@@ -84,34 +84,34 @@ void after_requeue(db::Db& db, db::Tx& tx, const std::set<std::string>& orders,
 WorkQueue::WorkQueue(db::Db& db, QueueOptions options) : db_(db), options_(options) {}
 
 std::optional<ClaimedChunk> WorkQueue::claim(std::chrono::milliseconds lease) {
-  const std::string token = random_uuid();
+  const LeaseToken token = LeaseToken::fresh();
   return db::transact(db_, [&](db::Tx& tx) -> std::optional<ClaimedChunk> {
-    auto picked = db_.exec(tx, kClaim, token, millis(lease));
+    auto picked = db_.exec(tx, kClaim, token.str(), millis(lease));
     if (picked.empty()) return std::nullopt;
     const auto& row = picked[0];
-    ClaimedChunk c;
-    c.item_id = row[0].as<std::string>();
-    c.order_id = row[1].as<std::string>();
+    ClaimedChunk c{.item_id = ItemId::of_row(row[0].as<std::string>()),
+                   .order_id = OrderId::of_row(row[1].as<std::string>()),
+                   .lease_token = token};
     if (!row[2].is_null()) c.text = row[2].as<std::string>();
     c.chunk_index = row[3].as<int>();
     c.item_type = row[4].as<std::string>();
-    c.lease_token = token;
-    auto order = db_.exec(tx, kClaimOrder, c.order_id);
+    auto order = db_.exec(tx, kClaimOrder, c.order_id.str());
     c.user_id = UserId{order[0][0].as<std::int64_t>()};
-    c.task_type = order[0][1].as<std::string>();
+    c.task_type = parse_task_type(order[0][1].c_str()).value_or(TaskType::tts);  // the column is the enum
     c.engine_request_json = order[0][2].as<std::string>();
-    c.changes.push_back({OrderChange::Subject::item, c.item_id, c.order_id, to_string(ItemStatus::processing)});
+    const std::string& item = c.item_id.str();
+    const std::string& order_id = c.order_id.str();
+    c.changes.push_back({OrderChange::Subject::item, item, order_id, to_string(ItemStatus::processing)});
     if (order[0][3].as<bool>()) {  // this claim moved the order to in_progress
-      c.changes.push_back({OrderChange::Subject::order, c.order_id, c.order_id, to_string(OrderStatus::in_progress)});
+      c.changes.push_back({OrderChange::Subject::order, order_id, order_id, to_string(OrderStatus::in_progress)});
     }
     return c;
   });
 }
 
-bool WorkQueue::heartbeat(std::string_view item_id, std::string_view token, std::chrono::milliseconds lease) {
-  if (!is_uuid(item_id) || !is_uuid(token)) return false;
+bool WorkQueue::heartbeat(const ItemId& item_id, const LeaseToken& token, std::chrono::milliseconds lease) {
   return db::transact(db_, [&](db::Tx& tx) {
-    return db_.exec(tx, kHeartbeat, std::string(item_id), std::string(token), millis(lease)).affected_rows() == 1;
+    return db_.exec(tx, kHeartbeat, item_id.str(), token.str(), millis(lease)).affected_rows() == 1;
   });
 }
 
@@ -142,11 +142,9 @@ SweepReport WorkQueue::release_expired_leases(int batch) {
   return report;
 }
 
-int WorkQueue::release_own(std::span<const std::string> lease_tokens, std::vector<OrderChange>* changes) {
+int WorkQueue::release_own(std::span<const LeaseToken> lease_tokens, std::vector<OrderChange>* changes) {
   std::vector<std::string> tokens;
-  for (const auto& t : lease_tokens) {
-    if (is_uuid(t)) tokens.push_back(t);
-  }
+  for (const auto& t : lease_tokens) tokens.push_back(t.str());
   if (tokens.empty()) return 0;
   return db::transact(db_, [&](db::Tx& tx) {
     auto rows = db_.exec(tx, kReleaseOwn, db::text_array(tokens));
@@ -163,15 +161,14 @@ int WorkQueue::release_own(std::span<const std::string> lease_tokens, std::vecto
   });
 }
 
-StitchInputs WorkQueue::stitch_inputs(std::string_view order_id) {
-  if (!is_uuid(order_id)) return {};
+StitchInputs WorkQueue::stitch_inputs(const OrderId& order_id) {
   // One snapshot for both reads.
   return db::transact(db_, [&](db::Tx& tx) {
     StitchInputs in;
-    const std::string id(order_id);
+    const std::string& id = order_id.str();
     const auto counted = db_.exec(tx, kPositionCount, id);
     in.positions = counted[0][0].as<int>();
-    if (!counted[0][1].is_null()) in.task_type = counted[0][1].as<std::string>();
+    if (!counted[0][1].is_null()) in.task_type = parse_task_type(counted[0][1].c_str()).value_or(TaskType::tts);
     for (const auto& row : db_.exec(tx, kStitchParts, id)) {
       StitchPart p;
       p.item_id = row[0].as<std::string>();

@@ -99,8 +99,8 @@ void order_to_failed(db::Db& db, db::Tx& tx, const LockedOrder& o, Settled& out)
 
 void order_start_stitch(db::Db& db, db::Tx& tx, const LockedOrder& o, std::chrono::milliseconds lease,
                         Settled& out) {
-  StitchJob job{o.accounts.order_id, random_uuid()};
-  db.exec(tx, kOrderStartStitch, job.order_id, job.token, static_cast<std::int64_t>(lease.count()));
+  StitchJob job{OrderId::of_row(o.accounts.order_id), LeaseToken::fresh()};
+  db.exec(tx, kOrderStartStitch, job.order_id.str(), job.token.str(), static_cast<std::int64_t>(lease.count()));
   out.stitch = std::move(job);
 }
 
@@ -147,16 +147,16 @@ Settled fail_item(db::Db& db, db::Tx& tx, std::string_view item_id, std::string_
 
 }  // namespace detail
 
-Settled WorkQueue::complete(std::string_view item_id, std::string_view token, const ChunkOutput& output) {
-  if (!is_uuid(item_id) || !is_uuid(token)) return {};
+Settled WorkQueue::complete(const ItemId& item, const LeaseToken& token, const ChunkOutput& output) {
+  const std::string& item_id = item.str();
   return db::transact(db_, [&](db::Tx& tx) {
     Settled out;
-    auto rows = db_.exec(tx, kCompleteItem, std::string(item_id), std::string(token), output.result_path,
+    auto rows = db_.exec(tx, kCompleteItem, item_id, token.str(), output.result_path,
                          output.size, output.duration_ms, output.timings_json);
     if (rows.empty()) return out;
     out.applied = true;
     const auto order_id = rows[0][0].as<std::string>();
-    out.changes.push_back({OrderChange::Subject::item, std::string(item_id), order_id, to_string(ItemStatus::completed)});
+    out.changes.push_back({OrderChange::Subject::item, item_id, order_id, to_string(ItemStatus::completed)});
     const auto o = lock_order(db_, tx, order_id);
     charge_item(db_, tx, o.accounts, item_id,
                         {.quota_tokens = rows[0][2].as<std::int64_t>(), .minor = rows[0][1].as<std::int64_t>()});
@@ -165,31 +165,30 @@ Settled WorkQueue::complete(std::string_view item_id, std::string_view token, co
   });
 }
 
-Settled WorkQueue::fail(std::string_view item_id, std::string_view token, FailureKind kind, std::string_view reason) {
-  if (!is_uuid(item_id) || !is_uuid(token)) return {};
+Settled WorkQueue::fail(const ItemId& item_id, const LeaseToken& token, FailureKind kind, std::string_view reason) {
   return db::transact(db_, [&](db::Tx& tx) {
-    return detail::fail_item(db_, tx, item_id, token, kind, reason, false, options_);
+    return detail::fail_item(db_, tx, item_id.str(), token.str(), kind, reason, false, options_);
   });
 }
 
 bool WorkQueue::finish_stitch(const StitchJob& job, const StitchedResult& result, std::vector<OrderChange>* changes) {
-  if (!is_uuid(job.order_id) || !is_uuid(job.token)) return false;
+  const std::string& order_id = job.order_id.str();
   return db::transact(db_, [&](db::Tx& tx) {
-    db_.exec(tx, detail::kLockLockedItems, job.order_id);
-    auto rows = db_.exec(tx, kFinishStitch, job.order_id, job.token, json_array(result.files),
+    db_.exec(tx, detail::kLockLockedItems, order_id);
+    auto rows = db_.exec(tx, kFinishStitch, order_id, job.token.str(), json_array(result.files),
                          json_array(result.service_files), result.duration_ms, result.data_json);
     if (rows.empty()) return false;
     const OrderAccounts accounts{.user = UserId{rows[0][0].as<std::int64_t>()},
-                                 .order_id = job.order_id,
+                                 .order_id = order_id,
                                  .money = AssetId{rows[0][1].as<std::int64_t>()},
                                  .tokens = AssetId{rows[0][3].as<std::int64_t>()}};
     // A second stitch of a finished order (after a regeneration) releases under its own reference.
-    release_order(db_, tx, accounts, job.order_id + ":" + job.token);
+    release_order(db_, tx, accounts, order_id + ":" + job.token.str());
     // A first completion with nothing flagged; a re-stitch after a regeneration is not a new one.
     if (rows[0][4].as<bool>()) note_clean_completion(db_, tx, accounts.user);
     if (changes) {
       const auto status = *order_status_from_string(rows[0][2].as<std::string>());
-      changes->push_back({OrderChange::Subject::order, job.order_id, job.order_id, to_string(status)});
+      changes->push_back({OrderChange::Subject::order, order_id, order_id, to_string(status)});
     }
     return true;
   });

@@ -71,11 +71,11 @@ struct StitchHold {
 };
 
 std::optional<StitchHold> lock_stitch(db::Db& db, db::Tx& tx, const StitchJob& job, bool only_if_expired) {
-  db.exec(tx, detail::kLockLockedItems, job.order_id);
-  auto r = db.exec(tx, kLockStitch, job.order_id, job.token, only_if_expired);
+  db.exec(tx, detail::kLockLockedItems, job.order_id.str());
+  auto r = db.exec(tx, kLockStitch, job.order_id.str(), job.token.str(), only_if_expired);
   if (r.empty()) return std::nullopt;
   return StitchHold{{.user = UserId{r[0][0].as<std::int64_t>()},
-                     .order_id = job.order_id,
+                     .order_id = job.order_id.str(),
                      .money = AssetId{r[0][1].as<std::int64_t>()},
                      .tokens = AssetId{r[0][3].as<std::int64_t>()}},
                     *order_status_from_string(r[0][2].as<std::string>()),  // the column's CHECK lists the names
@@ -85,30 +85,29 @@ std::optional<StitchHold> lock_stitch(db::Db& db, db::Tx& tx, const StitchJob& j
 // The order's stitch gives up: status by the state machine, charges without a result returned,
 // the escrow's remainder released, the reason recorded.
 void give_up(db::Db& db, db::Tx& tx, const StitchJob& job, const StitchHold& hold, std::vector<OrderChange>* changes) {
-  for (const auto& row : db.exec(tx, kChargesToReturn, job.order_id)) {
+  for (const auto& row : db.exec(tx, kChargesToReturn, job.order_id.str())) {
     refund_charge(db, tx, hold.accounts, row[0].as<std::string>(),
                   {.quota_tokens = row[1].as<std::int64_t>(), .minor = row[2].as<std::int64_t>()});
   }
   const OrderStatus to = after_stitch_gave_up(hold.status);
-  db.exec(tx, kStitchGaveUp, job.order_id, std::string(to_string(to)),
+  db.exec(tx, kStitchGaveUp, job.order_id.str(), std::string(to_string(to)),
           std::string(to_string(OrderFailure::stitch_failed)));
   // A finished order was released when its result was built: a later release has its own reference.
-  release_order(db, tx, hold.accounts, job.order_id + ":" + job.token);
+  release_order(db, tx, hold.accounts, job.order_id.str() + ":" + job.token.str());
   // Also when the status stays: the order's reason changed, and its event says so.
-  if (changes) changes->push_back({OrderChange::Subject::order, job.order_id, job.order_id, to_string(to)});
+  if (changes) changes->push_back({OrderChange::Subject::order, job.order_id.str(), job.order_id.str(), to_string(to)});
 }
 
 }  // namespace
 
 StitchFailed WorkQueue::fail_stitch(const StitchJob& job, std::vector<OrderChange>* changes) {
-  if (!is_uuid(job.order_id) || !is_uuid(job.token)) return StitchFailed::lost;
   std::vector<OrderChange> made;
   const auto outcome = db::transact(db_, [&](db::Tx& tx) {
     made.clear();
     const auto hold = lock_stitch(db_, tx, job, false);
     if (!hold) return StitchFailed::lost;
     if (hold->attempts < kMaxStitchAttempts) {
-      db_.exec(tx, kStitchRetryLater, job.order_id, millis(options_.stitch_retry_delay));
+      db_.exec(tx, kStitchRetryLater, job.order_id.str(), millis(options_.stitch_retry_delay));
       return StitchFailed::retry;
     }
     give_up(db_, tx, job, *hold, &made);
@@ -123,10 +122,10 @@ std::vector<StitchJob> WorkQueue::expired_stitches(int batch, std::vector<OrderC
     db_.exec(tx, kDropDeadStitches);
     std::pair<std::vector<StitchJob>, std::vector<StitchJob>> out;
     for (const auto& row : db_.exec(tx, kTakeExpiredStitches, millis(options_.stitch_lease), batch, kMaxStitchAttempts)) {
-      out.first.push_back({row[0].as<std::string>(), row[1].as<std::string>()});
+      out.first.push_back({OrderId::of_row(row[0].as<std::string>()), LeaseToken::of_row(row[1].as<std::string>())});
     }
     for (const auto& row : db_.exec(tx, kExhaustedStitches, kMaxStitchAttempts, batch)) {
-      out.second.push_back({row[0].as<std::string>(), row[1].as<std::string>()});
+      out.second.push_back({OrderId::of_row(row[0].as<std::string>()), LeaseToken::of_row(row[1].as<std::string>())});
     }
     return out;
   });

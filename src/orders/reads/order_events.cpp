@@ -11,7 +11,7 @@
 #include "mediagen/core/json_writer.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/core/time_zone.hpp"
-#include "mediagen/core/uuid.hpp"
+#include "mediagen/core/uuid_id.hpp"
 #include "mediagen/db/connection.hpp"
 #include "mediagen/db/transact.hpp"
 #include "mediagen/realtime/channel.hpp"
@@ -30,7 +30,7 @@ realtime::Event order_event(const Order& order, std::int64_t seq) {
   out.begin_object();
   out.field("order_id", std::string_view(order.id));
   out.field("status", to_string(order.status));
-  out.field("task_type", std::string_view(order.task_type));
+  out.field("task_type", task_type_name(order.task_type));
   out.field("updated_at", std::string_view(TimeZone::utc().format(order.updated_at)));
   if (is_terminal(order.status)) {
     out.key("result");
@@ -121,8 +121,9 @@ struct OrderEventPublisher::State {
   void publish(Link& link, const OrderChange& change) {
     const std::string& order_id = order_id_of(change);
     const bool item = change.subject == OrderChange::Subject::item;
-    // A malformed id would only make PostgreSQL refuse the cast.
-    if (!is_uuid(order_id) || (item && !is_uuid(change.id))) {
+    // Changes come from every part that changes a status; a malformed id would only make
+    // PostgreSQL refuse the cast, so it is dropped here, where changes enter the publisher.
+    if (!OrderId::parse(order_id) || (item && !ItemId::parse(change.id))) {
       log::warn("order event dropped: malformed id", {{"order_id", order_id}, {"id", change.id}});
       return;
     }
@@ -210,9 +211,8 @@ void OrderEventPublisher::changed(OrderChange change) { state_->push(&change, &c
 
 void OrderEventPublisher::changed(std::vector<OrderChange> changes) { state_->push(changes.begin(), changes.end()); }
 
-std::optional<realtime::Event> order_snapshot(db::Db& db, std::string_view order_id) {
-  if (!is_uuid(order_id)) return std::nullopt;
-  auto current = read_order_seq(db, std::string(order_id));
+std::optional<realtime::Event> order_snapshot(db::Db& db, const OrderId& order_id) {
+  auto current = read_order_seq(db, order_id.str());
   if (!current) return std::nullopt;
   return order_event(current->value, current->seq);
 }

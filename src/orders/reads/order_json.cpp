@@ -25,7 +25,7 @@ void write_order(JsonWriter& out, const Order& order, const TimeZone& tz, WithIt
   out.begin_object();
   out.field("id", std::string_view(order.id));
   out.field("status", to_string(order.status));
-  out.field("task_type", std::string_view(order.task_type));
+  out.field("task_type", task_type_name(order.task_type));
   optional_text(out, "template_id", order.template_id);
   out.field("service_key", std::string_view(order.service_key));
   out.field("generation_mode", std::string_view(order.generation_mode));

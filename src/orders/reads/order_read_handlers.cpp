@@ -2,11 +2,9 @@
 #include <string>
 #include <vector>
 
-#include "mediagen/core/uuid.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/query.hpp"
 #include "mediagen/http/router.hpp"
-#include "mediagen/orders/reads.hpp"
 #include "mediagen/orders/reads.hpp"
 
 namespace mediagen::orders {
@@ -37,7 +35,7 @@ Result<OrderFilter> parse_filter(const http::Query& query) {
   if (query.has("template_id[]")) {
     fail(error, "template_id", Message{"validation.uuid", {{"attribute", "template_id"}}});
   } else if (auto id = query.get("template_id"); id && !id->empty()) {
-    if (is_uuid(*id)) filter.template_id = std::string(*id);
+    if (auto parsed = TemplateId::parse(*id)) filter.template_id = std::move(*parsed);
     else fail(error, "template_id", Message{"validation.uuid", {{"attribute", "template_id"}}});
   }
 
@@ -50,16 +48,15 @@ Result<OrderFilter> parse_filter(const http::Query& query) {
   }
 
   for (auto type : query.all("task_type")) {
-    if (!type.empty()) filter.task_types.emplace_back(type);
+    if (type.empty()) continue;
+    if (!filter.task_types) filter.task_types.emplace();
+    if (auto parsed = parse_task_type(type)) filter.task_types->push_back(*parsed);
   }
   if (error) return std::move(*error);
   return filter;
 }
 
-// An id from the path as issued: in capitals it names the same order (see lowercase_id).
-std::string param(const http::RequestContext& ctx, std::string_view name) {
-  return lowercase_id(ctx.params.get(name).value_or(""));
-}
+using http::path_id;
 
 asio::awaitable<Result<http::Reply>> list(db::BlockingPool& pool, http::RequestContext& ctx) {
   auto filter = parse_filter(http::Query::parse(ctx.query));
@@ -71,35 +68,46 @@ asio::awaitable<Result<http::Reply>> list(db::BlockingPool& pool, http::RequestC
   co_return http::Reply{.data_json = order_page_json(page, ctx.tz)};
 }
 
-asio::awaitable<Result<http::Reply>> show(db::BlockingPool& pool, http::RequestContext& ctx) {
-  auto read = [user = ctx.principal->user_id, id = param(ctx, "order")](db::Resources& r) {
+// The caller's order of the path with its items, read on the pool.
+asio::awaitable<Result<Order>> own_order(db::BlockingPool& pool, http::RequestContext& ctx) {
+  auto id = path_id<OrderId>(ctx, "order");
+  if (!id) co_return id.error();
+  auto read = [user = ctx.principal->user_id, id = std::move(*id)](db::Resources& r) {
     return find_own_order(r.db, user, id, /*with_items=*/true);
   };
   Result<Order> order = co_await pool.run(std::move(read));
+  co_return order;
+}
+
+asio::awaitable<Result<http::Reply>> show(db::BlockingPool& pool, http::RequestContext& ctx) {
+  Result<Order> order = co_await own_order(pool, ctx);
   if (!order) co_return order.error();
   co_return http::Reply{.data_json = order_json(*order, ctx.tz, WithItems::yes)};
 }
 
 asio::awaitable<Result<http::Reply>> items(db::BlockingPool& pool, http::RequestContext& ctx) {
-  auto read = [user = ctx.principal->user_id, id = param(ctx, "order")](db::Resources& r) {
-    return find_own_order(r.db, user, id, /*with_items=*/true);
-  };
-  Result<Order> order = co_await pool.run(std::move(read));
+  Result<Order> order = co_await own_order(pool, ctx);
   if (!order) co_return order.error();
   co_return http::Reply{.data_json = items_json(order->items, ctx.tz)};
 }
 
 asio::awaitable<Result<http::Reply>> item(db::BlockingPool& pool, http::RequestContext& ctx) {
-  auto read = [user = ctx.principal->user_id, order_id = param(ctx, "order"),
-               item_id = param(ctx, "item")](db::Resources& r) { return find_own_item(r.db, user, order_id, item_id); };
+  auto order_id = path_id<OrderId>(ctx, "order");
+  auto item_id = path_id<ItemId>(ctx, "item");
+  if (!order_id || !item_id) co_return ApiError::not_found();
+  auto read = [user = ctx.principal->user_id, order_id = std::move(*order_id), item_id = std::move(*item_id)](
+                  db::Resources& r) { return find_own_item(r.db, user, order_id, item_id); };
   Result<Item> found = co_await pool.run(std::move(read));
   if (!found) co_return found.error();
   co_return http::Reply{.data_json = item_json(*found, ctx.tz)};
 }
 
 asio::awaitable<Result<http::Reply>> text(db::BlockingPool& pool, http::RequestContext& ctx) {
-  auto read = [user = ctx.principal->user_id, order_id = param(ctx, "order"),
-               item_id = param(ctx, "item")](db::Resources& r) { return item_text(r.db, user, order_id, item_id); };
+  auto order_id = path_id<OrderId>(ctx, "order");
+  auto item_id = path_id<ItemId>(ctx, "item");
+  if (!order_id || !item_id) co_return ApiError::not_found();
+  auto read = [user = ctx.principal->user_id, order_id = std::move(*order_id), item_id = std::move(*item_id)](
+                  db::Resources& r) { return item_text(r.db, user, order_id, item_id); };
   Result<ItemText> found = co_await pool.run(std::move(read));
   if (!found) co_return found.error();
   co_return http::Reply{.data_json = item_text_json(*found)};

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "order_row_store.hpp"
-#include "mediagen/core/uuid.hpp"
 #include "mediagen/core/ascii.hpp"
 #include "mediagen/db/pg.hpp"
 
@@ -91,7 +90,7 @@ Order order_from_row(const pqxx::row& r) {
   Order o;
   o.id = r[0].as<std::string>();
   o.user_id = UserId{r[1].as<std::int64_t>()};
-  o.task_type = r[2].as<std::string>();
+  o.task_type = parse_task_type(r[2].c_str()).value_or(TaskType::tts);  // the column is the enum
   o.status = known(order_status_from_string(r[3].c_str()), "order status");
   o.service_key = r[4].as<std::string>();
   o.template_id = db::optional_of<std::string>(r[5]);
@@ -138,18 +137,16 @@ Item item_from_row(const pqxx::row& r) {
   return i;
 }
 
-std::vector<Item> load_items(db::Db& db, db::Tx& tx, std::string_view order_id) {
+std::vector<Item> load_items(db::Db& db, db::Tx& tx, const OrderId& order_id) {
   std::vector<Item> out;
-  if (!is_uuid(order_id)) return out;
-  const auto rows = db.exec(tx, kItems, std::string(order_id));
+  const auto rows = db.exec(tx, kItems, order_id.str());
   out.reserve(rows.size());
   for (const auto& r : rows) out.push_back(item_from_row(r));
   return out;
 }
 
-std::optional<Order> load_order(db::Db& db, db::Tx& tx, std::string_view order_id, bool with_items) {
-  if (!is_uuid(order_id)) return std::nullopt;
-  const auto rows = db.exec(tx, kOrder, std::string(order_id));
+std::optional<Order> load_order(db::Db& db, db::Tx& tx, const OrderId& order_id, bool with_items) {
+  const auto rows = db.exec(tx, kOrder, order_id.str());
   if (rows.empty()) return std::nullopt;
   Order order = order_from_row(rows[0]);
   if (with_items) {
@@ -160,11 +157,10 @@ std::optional<Order> load_order(db::Db& db, db::Tx& tx, std::string_view order_i
   return order;
 }
 
-Result<Order> find_own_order(db::Db& db, UserId user, std::string_view order_id, bool with_items) {
-  if (!is_uuid(order_id)) return ApiError::not_found();
+Result<Order> find_own_order(db::Db& db, UserId user, const OrderId& order_id, bool with_items) {
   auto order = db::read(db, [&](db::Tx& tx) -> std::optional<Order> {
     if (with_items) {
-      const auto rows = db.exec(tx, kOwnOrderWithItems, std::string(order_id), user.value);
+      const auto rows = db.exec(tx, kOwnOrderWithItems, order_id.str(), user.value);
       if (rows.empty()) return std::nullopt;
       Order found = order_from_row(rows[0].slice(0, kOrderColumns));
       for (const auto& r : rows) {
@@ -172,7 +168,7 @@ Result<Order> find_own_order(db::Db& db, UserId user, std::string_view order_id,
       }
       apply_item_flags(found, found.items);
       if (found.status == OrderStatus::created || found.status == OrderStatus::pending) {
-        const auto position = db.exec(tx, kQueuePosition, std::string(order_id));
+        const auto position = db.exec(tx, kQueuePosition, order_id.str());
         if (!position.empty()) found.queue_position = position[0][0].as<std::int64_t>();
       }
       return found;
@@ -180,10 +176,6 @@ Result<Order> find_own_order(db::Db& db, UserId user, std::string_view order_id,
     auto found = load_order(db, tx, order_id, /*with_items=*/false);
     // Another account's order is "not found" too: the answer never says whether an id exists.
     if (!found || found->user_id != user) return std::nullopt;
-    if (with_items) {
-      found->items = load_items(db, tx, order_id);
-      apply_item_flags(*found, found->items);
-    }
     return found;
   });
   if (!order) return ApiError::not_found();
@@ -195,27 +187,26 @@ OrderPage list_orders(db::Db& db, UserId user, const OrderFilter& filter) {
   out.page = filter.page;
   out.per_page = filter.per_page;
   std::optional<std::string> types;
-  if (!filter.task_types.empty()) {
-    std::vector<std::string> known_types;
-    for (const auto& t : filter.task_types) {
-      if (is_task_type(t)) known_types.push_back(t);
-    }
-    if (known_types.empty()) return out;  // only unknown types: nothing can match
-    types = db::text_array(known_types);
+  if (filter.task_types) {
+    if (filter.task_types->empty()) return out;  // only unknown types: nothing can match
+    std::vector<std::string> names;
+    for (const TaskType t : *filter.task_types) names.emplace_back(task_type_name(t));
+    types = db::text_array(names);
   }
-  if (filter.template_id && !is_uuid(*filter.template_id)) return out;
+  const std::optional<std::string> template_id =
+      filter.template_id ? std::optional<std::string>(filter.template_id->str()) : std::nullopt;
   const std::optional<std::string> status =
       filter.status ? std::optional<std::string>(std::string(to_string(*filter.status))) : std::nullopt;
   db::transact(db, [&](db::Tx& tx) {
-    const auto counted = status ? db.exec(tx, kCountStatus, user.value, filter.template_id, types, *status)
-                                : db.exec(tx, kCount, user.value, filter.template_id, types);
+    const auto counted = status ? db.exec(tx, kCountStatus, user.value, template_id, types, *status)
+                                : db.exec(tx, kCount, user.value, template_id, types);
     out.total = counted[0][0].as<std::int64_t>();
     // Beyond the last page: an empty page (the offset is never computed, so it cannot overflow).
     if (filter.page - 1 < out.last_page() && out.total > 0) {
       const std::int64_t offset = (filter.page - 1) * filter.per_page;
       const auto rows =
-          status ? db.exec(tx, kPageStatus, user.value, filter.template_id, types, *status, filter.per_page, offset)
-                 : db.exec(tx, kPage, user.value, filter.template_id, types, filter.per_page, offset);
+          status ? db.exec(tx, kPageStatus, user.value, template_id, types, *status, filter.per_page, offset)
+                 : db.exec(tx, kPage, user.value, template_id, types, filter.per_page, offset);
       out.items.reserve(rows.size());
       for (const auto& r : rows) out.items.push_back(order_from_row(r));
     }
@@ -223,24 +214,20 @@ OrderPage list_orders(db::Db& db, UserId user, const OrderFilter& filter) {
   return out;
 }
 
-Result<Item> find_own_item(db::Db& db, UserId user, std::string_view order_id, std::string_view item_id) {
-  if (!is_uuid(item_id)) return ApiError::not_found();
+Result<Item> find_own_item(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id) {
   auto order = find_own_order(db, user, order_id, /*with_items=*/true);
   if (!order) return order.error();
-  // Both ids are lowercase from PostgreSQL; the path may carry capitals.
-  const std::string wanted = ascii_lower(item_id);
   for (auto& item : order->items) {
-    if (item.id == wanted) {
+    if (item.id == item_id.str()) {  // both lowercase
       return std::move(item);
     }
   }
   return ApiError::not_found();
 }
 
-Result<ItemText> item_text(db::Db& db, UserId user, std::string_view order_id, std::string_view item_id) {
-  if (!is_uuid(order_id) || !is_uuid(item_id)) return ApiError::not_found();
+Result<ItemText> item_text(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id) {
   const auto rows = db::read(db, [&](db::Tx& tx) {
-    return db.exec(tx, kItemText, std::string(order_id), std::string(item_id), user.value);
+    return db.exec(tx, kItemText, order_id.str(), item_id.str(), user.value);
   });
   if (rows.empty()) return ApiError::not_found();
   const auto& r = rows[0];

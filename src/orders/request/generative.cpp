@@ -63,11 +63,11 @@ std::optional<std::int64_t> read_task_integer(const json& data, const char* key,
   return v->is_number_unsigned() ? static_cast<std::int64_t>(v->get<std::uint64_t>()) : v->get<std::int64_t>();
 }
 
-GenerativeParams read_generative_params(std::string_view task_type, const json& task_data, FieldErrors& errors) {
+GenerativeParams read_generative_params(TaskType task_type, const json& task_data, FieldErrors& errors) {
   GenerativeParams p;
-  if (task_type == "sfx") {
+  if (task_type == TaskType::sfx) {
     p.duration_ms = read_seconds(task_data, kSfxMinMs, kSfxMaxMs, "0.5", "22", errors);
-  } else if (task_type == "music") {
+  } else if (task_type == TaskType::music) {
     p.duration_ms = read_seconds(task_data, kMusicMinMs, kMusicMaxMs, "5", "300", errors);
     p.variants = static_cast<int>(read_task_integer(task_data, "n_variants", 1, kMaxMusicVariants, errors).value_or(1));
   }
@@ -75,14 +75,14 @@ GenerativeParams read_generative_params(std::string_view task_type, const json& 
   return p;
 }
 
-std::int64_t generative_duration_ms(std::string_view task_type, std::string_view prompt, const GenerativeParams& params) {
+std::int64_t generative_duration_ms(TaskType task_type, std::string_view prompt, const GenerativeParams& params) {
   if (params.duration_ms) return *params.duration_ms;
-  if (task_type == "sfx") return engines::sfx_default_duration_ms(prompt);
+  if (task_type == TaskType::sfx) return engines::sfx_default_duration_ms(prompt);
   return kMusicDefaultMs;
 }
 
-ChunkerOptions generative_chunker(std::string_view task_type) noexcept {
-  const std::int64_t max_ms = task_type == "sfx" ? kSfxMaxMs : kMusicMaxMs;
+ChunkerOptions generative_chunker(TaskType task_type) noexcept {
+  const std::int64_t max_ms = task_type == TaskType::sfx ? kSfxMaxMs : kMusicMaxMs;
   return {.capacity = static_cast<std::size_t>(max_ms / 1000), .unit = CapacityUnit::seconds,
           .mode = GenerationMode::ordinary};
 }
@@ -105,9 +105,9 @@ ChunkPlan plan_generative(std::string_view prompt, std::int64_t duration_ms, int
   return plan;
 }
 
-std::string generative_engine_request(std::string_view engine, std::string_view task_type, std::int64_t duration_ms,
+std::string generative_engine_request(std::string_view engine, TaskType task_type, std::int64_t duration_ms,
                                       std::uint32_t seed) {
-  return to_json_text(json{{"engine", engine}, {"task_type", task_type}, {"duration_ms", duration_ms}, {"seed", seed}});
+  return to_json_text(json{{"engine", engine}, {"task_type", task_type_name(task_type)}, {"duration_ms", duration_ms}, {"seed", seed}});
 }
 
 }  // namespace mediagen::orders

@@ -1,7 +1,7 @@
 #include "mediagen/orders/request.hpp"
 
 #include "mediagen/core/idempotency_key.hpp"
-#include "mediagen/core/uuid.hpp"
+#include "mediagen/core/uuid_id.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/orders/text.hpp"
 
@@ -32,13 +32,13 @@ void read_text(CreateRequest& r, const json* value, const std::string& name, std
 }
 
 void read_task_data(CreateRequest& r) {
-  if (r.task_type == "sfx") {
+  if (r.task_type == TaskType::sfx) {
     read_text(r, present_field(r.task_data, "text"), "task_data.text", kPromptCapacity);
     r.generative = read_generative_params(r.task_type, r.task_data, r.errors);
-  } else if (r.task_type == "music") {
+  } else if (r.task_type == TaskType::music) {
     read_text(r, present_field(r.task_data, "prompt"), "task_data.prompt", kPromptCapacity);
     r.generative = read_generative_params(r.task_type, r.task_data, r.errors);
-  } else if (r.task_type == "voice_search") {
+  } else if (r.task_type == TaskType::voice_search) {
     // The audio comes as multipart input_files[] and is judged by the caller (voice_search_order.hpp).
     r.top = read_task_integer(r.task_data, "top", 1, 50, r.errors).value_or(10);
   }
@@ -76,25 +76,23 @@ Result<CreateRequest> read_create_request(const json& body) {
   const json* template_id = present_field(body, "template_id");
   const json* task_type = present_field(body, "task_type");
   if (template_id) {
-    if (!template_id->is_string() || !is_uuid(template_id->get_ref<const std::string&>())) {
-      r.errors.add("template_id", msg("validation.uuid", "template_id"));
-    } else {
-      r.template_id = template_id->get<std::string>();
-    }
+    auto id = template_id->is_string() ? TemplateId::parse(template_id->get_ref<const std::string&>()) : std::nullopt;
+    if (!id) r.errors.add("template_id", msg("validation.uuid", "template_id"));
+    else r.template_id = std::move(*id);
   }
   if (task_type) {
-    const std::string* name = task_type->is_string() ? &task_type->get_ref<const std::string&>() : nullptr;
-    if (name && is_task_type(*name) && !is_orderable_task_type(*name)) {
+    const auto type = task_type->is_string() ? parse_task_type(task_type->get_ref<const std::string&>()) : std::nullopt;
+    if (type && !is_orderable(*type)) {
       r.refusal = ApiError::refused(Reason::service_not_found);
-    } else if (!name || !is_orderable_task_type(*name)) {
+    } else if (!type) {
       r.errors.add("task_type", Message{"validation.in", {{"attribute", "task_type"}, {"values", "sfx, music, voice_search"}}});
-    } else if (template_id && *name != "tts") {
+    } else if (template_id && *type != TaskType::tts) {
       // A template fixes the service: only its own kind may be named beside it.
       r.errors.add("task_type", Message{"validation.in", {{"attribute", "task_type"}, {"values", "tts"}}});
-    } else if (!template_id && *name == "tts") {
+    } else if (!template_id && *type == TaskType::tts) {
       r.errors.add("template_id", Message{"validation.required", {{"attribute", "template_id"}}});
     } else {
-      r.task_type = *name;
+      r.task_type = *type;
     }
   } else if (!template_id) {
     r.errors.add("template_id", Message{"validation.required_without", {{"attribute", "template_id"}, {"other", "task_type"}}});
@@ -107,7 +105,7 @@ Result<CreateRequest> read_create_request(const json& body) {
   }
   if (template_id) {
     read_text(r, present_field(body, "input_text"), "input_text", kMaxInputChars);
-  } else if (task_type && r.task_type != "tts" && !r.refusal) {
+  } else if (task_type && r.task_type != TaskType::tts && !r.refusal) {
     read_task_data(r);
   }
   read_config_override(r, present_field(body, "config_override"));

@@ -2,7 +2,6 @@
 // operation (one transaction) on the blocking pool, answer.
 #include <nlohmann/json.hpp>
 
-#include "mediagen/core/uuid.hpp"
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/crypto.hpp"
 #include "mediagen/db/blocking_pool.hpp"
@@ -12,6 +11,7 @@
 #include "mediagen/orders/create.hpp"
 #include "mediagen/orders/actions.hpp"
 #include "mediagen/orders/items.hpp"
+#include "mediagen/orders/request.hpp"
 #include "mediagen/orders/routes.hpp"
 #include "order_form.hpp"
 
@@ -59,10 +59,7 @@ http::Reply to_reply(const OperationReply& r) {
   return reply;
 }
 
-// An id from the path as issued: in capitals it names the same order (see lowercase_id).
-std::string param(const http::RequestContext& ctx, std::string_view name) {
-  return lowercase_id(ctx.params.get(name).value_or(""));
-}
+using http::path_id;
 
 const nlohmann::json& empty_object() {
   static const nlohmann::json kEmpty = nlohmann::json::object();
@@ -101,10 +98,71 @@ asio::awaitable<Result<http::Reply>> create_handler(Shared& s, http::RequestCont
     if (!read) co_return read.error();
     form = std::move(*read);
   }
-  auto op = [&ctx, &s, &form, key = *key](db::Db& db, const Caller& caller) {
-    if (!form) return create_order(db, caller, body_of(ctx), key, OrderUploads{.store = s.options.uploads});
-    return create_order(db, caller, form->body, key, OrderUploads{form->files, s.options.uploads});
+  auto request = read_create_request(form ? form->body : body_of(ctx));
+  if (!request) co_return request.error();
+  auto op = [&s, &form, request = std::move(*request), key = *key](db::Db& db, const Caller& caller) {
+    return create_order(db, caller, request, key, OrderUploads{form ? form->files : std::vector<std::string_view>{},
+                                                               s.options.uploads});
   };
+  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  co_return reply;
+}
+
+using Answer = asio::awaitable<Result<http::Reply>>;
+
+Answer cancel_handler(Shared& s, http::RequestContext& ctx) {
+  auto id = path_id<OrderId>(ctx, "order");
+  if (!id) co_return id.error();
+  auto op = [id = std::move(*id)](db::Db& db, const Caller& caller) { return cancel_order(db, caller, id); };
+  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  co_return reply;
+}
+
+// The refusals in the order the spec's checks run: the Idempotency-Key, the body, then the id.
+Answer retry_handler(Shared& s, http::RequestContext& ctx) {
+  auto key = idempotency_of(ctx);
+  if (!key) co_return key.error();
+  auto topup = read_retry_body(body_of(ctx));
+  if (!topup) co_return topup.error();
+  auto id = path_id<OrderId>(ctx, "order");
+  if (!id) co_return id.error();
+  auto op = [id = std::move(*id), topup = std::move(*topup), key = *key](db::Db& db, const Caller& caller) {
+    return retry_order(db, caller, id, topup, key);
+  };
+  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  co_return reply;
+}
+
+Answer retry_failed_handler(Shared& s, http::RequestContext& ctx) {
+  auto id = path_id<OrderId>(ctx, "order");
+  if (!id) co_return id.error();
+  auto op = [id = std::move(*id)](db::Db& db, const Caller& caller) { return retry_failed_items(db, caller, id); };
+  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  co_return reply;
+}
+
+Answer item_retry_handler(Shared& s, http::RequestContext& ctx) {
+  auto key = idempotency_of(ctx);
+  if (!key) co_return key.error();
+  auto text = read_item_text(body_of(ctx), kMaxItemTextChars);
+  if (!text) co_return text.error();
+  auto order = path_id<OrderId>(ctx, "order");
+  auto item = path_id<ItemId>(ctx, "item");
+  if (!order || !item) co_return ApiError::not_found();
+  auto op = [order = std::move(*order), item = std::move(*item), text = std::move(*text), key = *key](
+                db::Db& db, const Caller& caller) { return retry_item(db, caller, order, item, text, key); };
+  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  co_return reply;
+}
+
+Answer regenerate_handler(Shared& s, http::RequestContext& ctx) {
+  auto text = read_item_text(body_of(ctx), kMaxItemTextChars);
+  if (!text) co_return text.error();
+  auto order = path_id<OrderId>(ctx, "order");
+  auto item = path_id<ItemId>(ctx, "item");
+  if (!order || !item) co_return ApiError::not_found();
+  auto op = [order = std::move(*order), item = std::move(*item), text = std::move(*text)](
+                db::Db& db, const Caller& caller) { return regenerate_item(db, caller, order, item, text); };
   Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
   co_return reply;
 }
@@ -133,57 +191,11 @@ void register_order_write_routes(http::Router& router, db::BlockingPool& pool, O
   };
 
   add("/orders", kCreateBodyLimit, create_handler, true);
-
-  add("/orders/{order}/cancel", kActionBodyLimit,
-      [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto op = [id = param(ctx, "order")](db::Db& db, const Caller& caller) {
-          return cancel_order(db, caller, id);
-        };
-        Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
-        co_return reply;
-      });
-
-  add("/orders/{order}/retry", kActionBodyLimit,
-      [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto key = idempotency_of(ctx);
-        if (!key) co_return key.error();
-        auto op = [&ctx, id = param(ctx, "order"), key = *key](db::Db& db, const Caller& caller) {
-          return retry_order(db, caller, id, body_of(ctx), key);
-        };
-        Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
-        co_return reply;
-      });
-
-  add("/orders/{order}/items/retry-failed", kActionBodyLimit,
-      [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto op = [id = param(ctx, "order")](db::Db& db, const Caller& caller) {
-          return retry_failed_items(db, caller, id);
-        };
-        Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
-        co_return reply;
-      });
-
-  add("/orders/{order}/items/{item}/retry", kActionBodyLimit,
-      [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto key = idempotency_of(ctx);
-        if (!key) co_return key.error();
-        auto op = [&ctx, order = param(ctx, "order"), item = param(ctx, "item"), key = *key](
-                      db::Db& db, const Caller& caller) {
-          return retry_item(db, caller, order, item, body_of(ctx), key);
-        };
-        Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
-        co_return reply;
-      });
-
-  add("/orders/{order}/items/{item}/regenerate", kActionBodyLimit,
-      [](Shared& s, http::RequestContext& ctx) -> asio::awaitable<Result<http::Reply>> {
-        auto op = [&ctx, order = param(ctx, "order"), item = param(ctx, "item")](db::Db& db,
-                                                                                 const Caller& caller) {
-          return regenerate_item(db, caller, order, item, body_of(ctx));
-        };
-        Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
-        co_return reply;
-      });
+  add("/orders/{order}/cancel", kActionBodyLimit, cancel_handler);
+  add("/orders/{order}/retry", kActionBodyLimit, retry_handler);
+  add("/orders/{order}/items/retry-failed", kActionBodyLimit, retry_failed_handler);
+  add("/orders/{order}/items/{item}/retry", kActionBodyLimit, item_retry_handler);
+  add("/orders/{order}/items/{item}/regenerate", kActionBodyLimit, regenerate_handler);
 }
 
 }  // namespace mediagen::orders

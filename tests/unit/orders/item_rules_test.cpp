@@ -12,10 +12,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-Order order_in(OrderStatus status, std::string task_type = "tts") {
+Order order_in(OrderStatus status, TaskType task_type = TaskType::tts) {
   Order o;
   o.id = "00000000-0000-4000-8000-000000000001";
-  o.task_type = std::move(task_type);
+  o.task_type = task_type;
   o.status = status;
   return o;
 }
@@ -75,15 +75,15 @@ TEST(ItemRules, SoundEffectsAndMusicAreNeverRetriedOrRegenerated) {
   Records r;
   r.add(ItemType::chunk, 0, ItemStatus::failed);
   r.add(ItemType::chunk, 1, ItemStatus::completed);
-  for (const char* type : {"sfx", "music"}) {
-    EXPECT_FALSE(can_retry(order_in(OrderStatus::partially_completed, type), r.items, r.items[0])) << type;
+  for (const TaskType type : {TaskType::sfx, TaskType::music}) {
+    EXPECT_FALSE(can_retry(order_in(OrderStatus::partially_completed, type), r.items, r.items[0])) << task_type_name(type);
     EXPECT_EQ(why_not_retry(order_in(OrderStatus::partially_completed, type), r.items, 0),
               Reason::generative_not_supported);
-    EXPECT_FALSE(can_regenerate(order_in(OrderStatus::partially_completed, type), r.items, r.items[1])) << type;
+    EXPECT_FALSE(can_regenerate(order_in(OrderStatus::partially_completed, type), r.items, r.items[1])) << task_type_name(type);
     EXPECT_EQ(why_not_regenerate(order_in(OrderStatus::partially_completed, type), r.items, 1),
               Reason::generative_not_supported);
   }
-  EXPECT_TRUE(can_retry(order_in(OrderStatus::partially_completed, "voice_search"), r.items, r.items[0]));
+  EXPECT_TRUE(can_retry(order_in(OrderStatus::partially_completed, TaskType::voice_search), r.items, r.items[0]));
 }
 
 TEST(ItemRules, TheFifthAttemptIsTheLast) {

@@ -17,7 +17,7 @@ Order sample_order() {
   Order o;
   o.id = "6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
   o.user_id = UserId{7};
-  o.task_type = "tts";
+  o.task_type = TaskType::tts;
   o.status = OrderStatus::in_progress;
   o.service_key = "provider_a";
   o.template_id = "11111111-2222-4333-8444-555555555555";
@@ -107,7 +107,7 @@ TEST(OrderJson, ResultIsNullUntilTheOrderHasFiles) {
 
 TEST(OrderJson, MusicWithoutSubtitlesHasAnEmptyServiceFileList) {
   auto o = sample_order();
-  o.task_type = "music";
+  o.task_type = TaskType::music;
   o.template_id.reset();
   o.result_files = {"orders/x/result-1.mp3", "orders/x/result-2.mp3"};
   const auto j = json::parse(order_json(o, TimeZone::utc()));
@@ -264,7 +264,7 @@ TEST(OrderJson, WritesTheTextFieldsOfAnItem) {
 // service_files are there, empty) and the ranked voices join them.
 TEST(OrderJson, AVoiceSearchResultListsVoicesBesideNoFiles) {
   Order o = sample_order();
-  o.task_type = "voice_search";
+  o.task_type = TaskType::voice_search;
   o.status = OrderStatus::completed;
   o.template_id.reset();
   o.result_duration_ms = 4200;

@@ -42,15 +42,16 @@ TEST(OrderNames, FiveStatusesAreTerminal) {
 TEST(OrderNames, NineTaskTypesOfWhichFourCanBeOrdered) {
   for (const char* t : {"tts", "image", "txt2img", "remix", "image_edit", "voice_clone", "sfx", "music",
                         "voice_search"}) {
-    EXPECT_TRUE(is_task_type(t)) << t;
+    ASSERT_TRUE(parse_task_type(t).has_value()) << t;
+    EXPECT_EQ(task_type_name(*parse_task_type(t)), t);
   }
-  for (const char* t : {"tts", "sfx", "music", "voice_search"}) EXPECT_TRUE(is_orderable_task_type(t)) << t;
+  for (const char* t : {"tts", "sfx", "music", "voice_search"}) EXPECT_TRUE(is_orderable(*parse_task_type(t))) << t;
   for (const char* t : {"image", "txt2img", "remix", "image_edit", "voice_clone"}) {
-    EXPECT_FALSE(is_orderable_task_type(t)) << t;
+    EXPECT_FALSE(is_orderable(*parse_task_type(t))) << t;
   }
-  EXPECT_FALSE(is_task_type("TTS"));
-  EXPECT_FALSE(is_task_type(""));
-  EXPECT_FALSE(is_orderable_task_type("speech"));
+  EXPECT_FALSE(parse_task_type("TTS").has_value());
+  EXPECT_FALSE(parse_task_type("").has_value());
+  EXPECT_FALSE(parse_task_type("speech").has_value());
 }
 
 TEST(OrderStorage, KeysLiveUnderTheOrdersFolder) {

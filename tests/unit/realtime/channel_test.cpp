@@ -14,7 +14,7 @@ TEST(Channel, ParsesAnOrderChannel) {
   const auto c = parse_channel("private-order.task." + kOrder);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->kind, ChannelKind::order);
-  EXPECT_EQ(c->order_id, kOrder);
+  EXPECT_EQ(c->order_id->str(), kOrder);
 }
 
 TEST(Channel, ParsesTheThreePerUserChannels) {
