@@ -1,8 +1,6 @@
 // The request readers of the chunk-preview routes (preview_request.hpp).
 #include "preview_request.hpp"
 
-#include <algorithm>
-
 #include "mediagen/orders/request.hpp"
 #include "mediagen/core/uuid_id.hpp"
 #include "mediagen/orders/preview.hpp"
