@@ -90,6 +90,7 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
     stream.close();
   }
   state->stream = nullptr;
+  state->read_timer.cancel();  // its wait holds the state
   metrics.connections_open.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard lock(sessions_mutex);
   sessions.erase(state);
@@ -163,8 +164,7 @@ asio::awaitable<bool> Server::Impl::serve_requests(Connection& conn, const std::
 }
 
 void Server::Impl::start_session(tcp::socket socket, const asio::any_io_executor& ex) {
-  auto state = std::make_shared<SessionState>();
-  state->executor = ex;
+  auto state = std::make_shared<SessionState>(ex);
   {
     std::lock_guard lock(sessions_mutex);
     if (sessions.size() >= options.max_connections) {

@@ -10,12 +10,36 @@
 
 namespace mediagen::http::session_io {
 
+namespace {
+
+void wait_for_reads(const std::shared_ptr<SessionState>& state, TimePoint at) {
+  state->timer_at = at;
+  state->read_timer.expires_at(at);
+  state->read_timer.async_wait([state](const beast::error_code& ec) {
+    if (ec) return;  // moved earlier (another wait is on), or the session ended
+    state->timer_at = TimePoint::max();
+    if (!state->stream || state->read_deadline == TimePoint::max()) return;
+    if (Clock::now() < state->read_deadline) return wait_for_reads(state, state->read_deadline);
+    beast::error_code ignored;
+    state->stream->socket().cancel(ignored);
+  });
+}
+
+}  // namespace
+
 Connection::Connection(beast::tcp_stream& stream, std::shared_ptr<SessionState> state)
-    : stream_(stream), state_(std::move(state)), watchdog_(stream.get_executor()) {}
+    : stream_(stream), state_(std::move(state)) {}
+
+void Connection::read_by(TimePoint deadline) {
+  state_->read_deadline = deadline;
+  if (deadline < state_->timer_at) wait_for_reads(state_, deadline);
+}
 
 asio::awaitable<beast::error_code> Connection::read_some(beast::flat_buffer& buffer, TimePoint deadline) {
-  stream_.expires_at(deadline);
-  auto [ec, n] = co_await stream_.async_read_some(buffer.prepare(8192), use_tuple);
+  read_by(deadline);
+  // Straight from the socket: the stream's own timer plays no part in reads.
+  auto [ec, n] = co_await stream_.socket().async_read_some(buffer.prepare(8192), use_tuple);
+  read_done();
   if (!ec) buffer.commit(n);
   co_return ec;
 }
@@ -39,27 +63,9 @@ asio::awaitable<beast::error_code> Connection::read_head(beast::flat_buffer& buf
   }
 }
 
-// The tcp_stream's own timer stays off meanwhile: it would close the socket.
-void Connection::watch(TimePoint until) {
-  stream_.expires_never();
-  const std::uint64_t id = ++state_->watch;
-  watchdog_.expires_at(until);
-  watchdog_.async_wait([state = state_, id](const beast::error_code& ec) {
-    // A read that ended as the timer fired is not this one any more: the id tells.
-    if (ec || state->watch != id || !state->stream) return;
-    beast::error_code ignored;
-    state->stream->socket().cancel(ignored);
-  });
-}
-
-void Connection::unwatch() {
-  ++state_->watch;
-  watchdog_.cancel();
-}
-
 asio::awaitable<beast::error_code> Connection::read_body(beast::flat_buffer& buffer, Parser& parser, TimePoint until,
                                                          bool whole) {
-  watch(until);
+  read_by(until);
   beast::error_code ec;
   if (whole) {
     auto [rec, n] = co_await bhttp::async_read(stream_, buffer, parser, use_tuple);
@@ -68,15 +74,15 @@ asio::awaitable<beast::error_code> Connection::read_body(beast::flat_buffer& buf
     auto [rec, n] = co_await bhttp::async_read_some(stream_, buffer, parser, use_tuple);
     ec = rec;
   }
-  unwatch();
+  read_done();
   co_return ec;
 }
 
 asio::awaitable<beast::error_code> Connection::write_continue(TimePoint until) {
   bhttp::response<bhttp::empty_body> interim{bhttp::status::continue_, 11};
-  watch(until);
+  read_by(until);
   auto [ec, n] = co_await bhttp::async_write(stream_, interim, use_tuple);
-  unwatch();
+  read_done();
   co_return ec;
 }
 
@@ -85,12 +91,13 @@ asio::awaitable<void> Connection::linger() {
   constexpr std::size_t kLingerBytes = std::size_t{16} << 20;
   std::array<char, 16384> scratch;
   std::size_t dropped = 0;
-  stream_.expires_after(kLinger);
+  read_by(Clock::now() + kLinger);
   while (dropped < kLingerBytes) {
     auto [ec, n] = co_await stream_.async_read_some(asio::buffer(scratch), use_tuple);
     if (ec) break;
     dropped += n;
   }
+  read_done();
 }
 
 }  // namespace mediagen::http::session_io

@@ -56,6 +56,7 @@ asio::awaitable<bool> write_whole(beast::tcp_stream& stream, const std::string& 
   rest.consume(n);
   stream.expires_after(timeout);
   auto [wec, written] = co_await asio::async_write(stream, rest, use_tuple);
+  stream.expires_never();  // a read must not inherit the expiry: it would close the socket
   co_return !wec;
 }
 
@@ -129,10 +130,11 @@ asio::awaitable<bool> write_streamed(beast::tcp_stream& stream, Response& respon
   message.body().data = nullptr;
   message.body().more = true;
   StreamSerializer sr(message);
-  if (sized) co_return co_await send_sized(stream, sr, message.body(), source, limits.timeout, cap);
-  const bool sent = co_await send_unsized(stream, sr, message.body(), source, limits.timeout, cap);
-  // HTTP/1.0 has no chunked coding: such a body's end is the connection's close.
-  co_return sent && version != 10;
+  const bool sent = sized ? co_await send_sized(stream, sr, message.body(), source, limits.timeout, cap)
+                          : co_await send_unsized(stream, sr, message.body(), source, limits.timeout, cap);
+  stream.expires_never();  // a read must not inherit the expiry: it would close the socket
+  // HTTP/1.0 has no chunked coding: an unsized body's end is the connection's close.
+  co_return sent && (sized || version != 10);
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ struct Wire {
   // Writes `r` as the server does and returns whether the connection could carry on.
   bool write(Response& r, unsigned version, bool keep_alive, bool head, WriteLimits limits = {}) {
     beast::tcp_stream stream(std::move(server_side));
-    auto state = std::make_shared<SessionState>();
+    auto state = std::make_shared<SessionState>(io.get_executor());
     state->stream = &stream;
     Connection conn(stream, state);
     bool result = false;
