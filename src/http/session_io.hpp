@@ -3,8 +3,10 @@
 // has its own deadline (writes the stream's expires_at, reads the session's read timer: see
 // Connection::read_by), and a request's head is read within its deadline and under the header
 // cap. Included by the server's sources only: it brings Asio and Beast.
+#include <array>
 #include <chrono>
 #include <cstddef>
+#include <memory_resource>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -60,8 +62,13 @@ class Connection {
 
   beast::tcp_stream& stream() { return stream_; }
   SessionState& state() { return *state_; }
-  // Room for a response's head, kept from one answer to the next.
+  // Room for a response's head, kept from one answer to the next: its bytes, and the memory its
+  // fields are built in (free again once that answer's message is gone).
   std::string& scratch() { return scratch_; }
+  std::pmr::memory_resource* head_memory() {
+    head_memory_.release();
+    return &head_memory_;
+  }
 
   // Some bytes of a request into `buffer` (the keep-alive wait for the next one), by `deadline`.
   asio::awaitable<beast::error_code> read_some(beast::flat_buffer& buffer, TimePoint deadline);
@@ -96,6 +103,8 @@ class Connection {
   beast::tcp_stream& stream_;
   std::shared_ptr<SessionState> state_;
   std::string scratch_;
+  std::array<std::byte, 1024> head_arena_;
+  std::pmr::monotonic_buffer_resource head_memory_{head_arena_.data(), head_arena_.size()};
 };
 
 // Limits on writing an answer (ServerOptions'). A body in one string goes out within `timeout`;

@@ -22,25 +22,21 @@ namespace mediagen::http::session_io {
 
 namespace {
 
-using StreamSerializer = bhttp::response_serializer<bhttp::buffer_body>;
+using wire::HeadFields;
+using StreamMessage = bhttp::response<bhttp::buffer_body, HeadFields>;
+using StreamSerializer = bhttp::response_serializer<bhttp::buffer_body, HeadFields>;
+using HeadMessage = bhttp::response<bhttp::empty_body, HeadFields>;
 
 // The head as Beast's serializer writes it, gathered into `out`: written beside its body as two
 // buffers, it costs Asio and the kernel far less than the serializer's sequence of a buffer per
-// line (measured: tests/bench/http_bench.sh).
-void serialize_head(bhttp::response<bhttp::empty_body>& message, std::string& out) {
-  bhttp::response_serializer<bhttp::empty_body> sr(message);
+// line. Split, the serializer hands the whole head over at its first step; nothing follows it.
+void serialize_head(HeadMessage& message, std::string& out) {
+  bhttp::response_serializer<bhttp::empty_body, HeadFields> sr(message);
   sr.split(true);
   beast::error_code ec;
-  while (!ec && !sr.is_header_done()) {
-    std::size_t taken = 0;
-    sr.next(ec, [&](beast::error_code&, const auto& buffers) {
-      for (const auto b : beast::buffers_range_ref(buffers)) {
-        out.append(static_cast<const char*>(b.data()), b.size());
-        taken += b.size();
-      }
-    });
-    sr.consume(taken);
-  }
+  sr.next(ec, [&](beast::error_code&, const auto& buffers) {
+    for (const auto b : beast::buffers_range_ref(buffers)) out.append(static_cast<const char*>(b.data()), b.size());
+  });
 }
 
 // A small answer usually fits the socket's buffer: one non-blocking write (the socket is in
@@ -119,14 +115,15 @@ asio::awaitable<bool> send_unsized(beast::tcp_stream& stream, StreamSerializer& 
   }
 }
 
-asio::awaitable<bool> write_streamed(beast::tcp_stream& stream, Response& response, BodySource& source,
-                                     unsigned version, bool keep_alive, const WriteLimits& limits) {
+asio::awaitable<bool> write_streamed(Connection& conn, Response& response, BodySource& source, unsigned version,
+                                     bool keep_alive, const WriteLimits& limits) {
+  beast::tcp_stream& stream = conn.stream();
   const bool sized = source.sized();
   const auto rate = std::max<std::uint64_t>(1, limits.min_bytes_per_second);
   const auto allowance = sized ? std::chrono::seconds(source.size() / rate) : std::chrono::seconds(source.max_seconds());
   const TimePoint cap = Clock::now() + limits.slack + allowance;
-  bhttp::response<bhttp::buffer_body> message{
-      wire::response_head(response, version, keep_alive, sized ? std::optional(source.size()) : std::nullopt)};
+  StreamMessage message{wire::response_head(response, version, keep_alive,
+                                            sized ? std::optional(source.size()) : std::nullopt, conn.head_memory())};
   message.body().data = nullptr;
   message.body().more = true;
   StreamSerializer sr(message);
@@ -144,10 +141,10 @@ asio::awaitable<bool> write_response(Connection& conn, Response& response, unsig
   BodySource* source = response.body_source.get();
   const bool chunked = source && !source->sized();
   if (chunked && version == 10) keep_alive = false;
-  if (source && !head) co_return co_await write_streamed(conn.stream(), response, *source, version, keep_alive, limits);
+  if (source && !head) co_return co_await write_streamed(conn, response, *source, version, keep_alive, limits);
   const std::optional<std::uint64_t> length =
       chunked ? std::nullopt : std::optional<std::uint64_t>(source ? source->size() : response.body.size());
-  bhttp::response<bhttp::empty_body> message{wire::response_head(response, version, keep_alive, length)};
+  HeadMessage message{wire::response_head(response, version, keep_alive, length, conn.head_memory())};
   std::string& head_bytes = conn.scratch();
   head_bytes.clear();
   serialize_head(message, head_bytes);

@@ -46,8 +46,8 @@ bool header_line_safe(std::string_view name, std::string_view value) {
 }
 
 ResponseHead response_head(const Response& r, unsigned version, bool keep_alive,
-                           std::optional<std::uint64_t> content_length) {
-  ResponseHead head;
+                           std::optional<std::uint64_t> content_length, std::pmr::memory_resource* memory) {
+  ResponseHead head{HeadFields::allocator_type(memory)};
   head.version(version);
   head.result(static_cast<unsigned>(r.status));
   // A 304 describes the representation the client already holds: a Content-Length here would

@@ -6,6 +6,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <cstdint>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,7 +17,10 @@ namespace mediagen::http::wire {
 
 namespace bhttp = boost::beast::http;
 using Parser = bhttp::request_parser<bhttp::string_body>;
-using ResponseHead = bhttp::response_header<>;
+// A response head's fields live in memory the caller lends (a connection's arena): the fields of
+// every answer are otherwise an allocation and a free each.
+using HeadFields = bhttp::basic_fields<std::pmr::polymorphic_allocator<char>>;
+using ResponseHead = bhttp::response_header<HeadFields>;
 
 Method to_method(bhttp::verb v);
 
@@ -71,7 +75,8 @@ class FoldDetector {
 // version's default. Beast's serializer writes it. A 304 carries neither type nor length.
 // Lines that are not header_line_safe are left out: Beast 1.81 writes a field as given.
 ResponseHead response_head(const Response& r, unsigned version, bool keep_alive,
-                           std::optional<std::uint64_t> content_length);
+                           std::optional<std::uint64_t> content_length,
+                           std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
 // A line that cannot split or bend the response: the name an RFC 9110 token, the value free of
 // CR, LF and NUL.
