@@ -1,7 +1,6 @@
 #include "mediagen/http/server.hpp"
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -10,13 +9,10 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/status.hpp>
-#include <boost/beast/http/string_body.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <mutex>
 #include <unordered_set>
@@ -25,6 +21,7 @@
 #include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/http/upgrade.hpp"
+#include "session_exchange.hpp"
 #include "session_io.hpp"
 #include "wire.hpp"
 
@@ -36,11 +33,11 @@ namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
+using session_io::Clock;
 using session_io::Connection;
 using session_io::SessionExchange;
 using session_io::SessionState;
-using session_io::steady_ms;
-using session_io::SteadyMs;
+using std::chrono::seconds;
 using wire::Parser;
 
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
@@ -50,22 +47,19 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   ExchangeHandler& handler;
   Metrics& metrics;
   tcp::acceptor acceptor;
-  asio::steady_timer reaper;
   std::atomic<bool> stopping{false};
   std::atomic<std::size_t> busy_count{0};
   mutable std::mutex sessions_mutex;
   std::unordered_set<std::shared_ptr<SessionState>> sessions;
 
   Impl(asio::io_context& io, ServerOptions opts, ExchangeHandler& h, Metrics& m)
-      : ioc(io), options(std::move(opts)), handler(h), metrics(m), acceptor(io), reaper(io) {}
+      : ioc(io), options(std::move(opts)), handler(h), metrics(m), acceptor(io) {}
 
   asio::awaitable<void> accept_loop();
-  asio::awaitable<void> reap_loop();
   asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<SessionState> state);
   void start_session(tcp::socket socket, const asio::any_io_executor& ex);
-  asio::awaitable<bool> serve_requests(tcp::socket& socket, SessionState& state, const std::string& ip);
-  asio::awaitable<bool> write_response(Connection& conn, Response& response, unsigned version, bool keep_alive,
-                                       bool head);
+  asio::awaitable<bool> serve_requests(Connection& conn, const std::string& ip);
+  void end_request(SessionState& state);
 };
 
 
@@ -76,62 +70,58 @@ asio::awaitable<void> Server::Impl::session(tcp::socket socket, std::shared_ptr<
   beast::error_code ignored;
   const std::string ip = socket.remote_endpoint(ignored).address().to_string();
   socket.set_option(tcp::no_delay(true), ignored);
+  // Lets a write that fits the socket's buffer leave at once without a wait (session_write.cpp).
   socket.non_blocking(true, ignored);
-  state->socket = &socket;
+  beast::tcp_stream stream(std::move(socket));
+  Connection conn(stream, state);
+  state->stream = &stream;
   metrics.connections_open.fetch_add(1, std::memory_order_relaxed);
   bool handed_off = false;
   try {
-    handed_off = co_await serve_requests(socket, *state, ip);
+    handed_off = co_await serve_requests(conn, ip);
   } catch (...) {
     report_contained(&metrics.infra(), Boundary::connection, std::current_exception(),
                      {{"peer", std::string_view(ip)}});
   }
-  if (state->busy) {
-    state->busy = false;
-    busy_count.fetch_sub(1, std::memory_order_relaxed);
-  }
+  if (state->busy) end_request(*state);
   if (!handed_off) {
-    socket.shutdown(tcp::socket::shutdown_send, ignored);
-    if (state->body_unread && !stopping) {
-      Connection conn(socket, *state);
-      co_await session_io::linger(conn);
-    }
-    socket.close(ignored);
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    if (state->body_unread && !stopping) co_await conn.linger();
+    stream.close();
   }
-  state->socket = nullptr;
+  state->stream = nullptr;
+  state->read_timer.cancel();  // its wait holds the state
   metrics.connections_open.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard lock(sessions_mutex);
   sessions.erase(state);
 }
 
+void Server::Impl::end_request(SessionState& state) {
+  state.busy = false;
+  busy_count.fetch_sub(1, std::memory_order_relaxed);
+}
+
 // Requests one after another on a kept-alive connection; true when the socket left for the
 // upgrade handler.
-asio::awaitable<bool> Server::Impl::serve_requests(tcp::socket& socket, SessionState& st, const std::string& ip) {
-  SessionState* state = &st;
-  Connection conn(socket, *state);
+asio::awaitable<bool> Server::Impl::serve_requests(Connection& conn, const std::string& ip) {
+  SessionState* state = &conn.state();
   beast::flat_buffer buffer;
-  bool handed_off = false;
-
+  const session_io::WriteLimits limits{seconds(options.read_timeout_seconds), seconds(options.stream_slack_seconds),
+                                       static_cast<std::uint64_t>(std::max<std::int64_t>(options.stream_min_bytes_per_second, 1))};
   for (;;) {
     if (stopping) break;
-    if (buffer.size() == 0) {
-      // Keep-alive wait for the next request's first byte.
-      conn.arm(steady_ms() + options.idle_timeout_seconds * 1000);
-      auto [ec, n] = co_await socket.async_read_some(buffer.prepare(8192), use_tuple);
-      conn.disarm();
-      if (ec) break;
-      buffer.commit(n);
-    }
+    // Keep-alive wait for the next request's first byte.
+    if (buffer.size() == 0 && co_await conn.read_some(buffer, Clock::now() + seconds(options.idle_timeout_seconds))) break;
     state->busy = true;
     busy_count.fetch_add(1, std::memory_order_relaxed);
     // The whole request, header and body, must arrive within the read timeout.
-    const SteadyMs deadline = steady_ms() + options.read_timeout_seconds * 1000;
+    const auto deadline = Clock::now() + seconds(options.read_timeout_seconds);
     Parser parser;
     parser.header_limit(static_cast<std::uint32_t>(options.header_limit_bytes));
     // The declared size is checked against the route's cap by the pipeline, which also sets the
     // parser's limit before reading a body; here the header alone is parsed.
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());
-    beast::error_code ec = co_await session_io::read_head(conn, buffer, parser, deadline, options.header_limit_bytes);
+    beast::error_code ec = co_await conn.read_head(buffer, parser, deadline, options.header_limit_bytes);
 
     Response response;
     bool keep_alive = false;
@@ -145,92 +135,36 @@ asio::awaitable<bool> Server::Impl::serve_requests(tcp::socket& socket, SessionS
         // Malformed, folded or smuggling-shaped: answered 400, and the connection is closed.
         response = handler.refuse(400);
       } else {
-        busy_count.fetch_sub(1, std::memory_order_relaxed);
-        state->busy = false;
+        end_request(*state);
         break;  // timeout, reset or a close mid-header: nothing to answer
       }
     } else if (options.upgrade && beast::websocket::is_upgrade(parser.get()) &&
                options.upgrade->wants(parser.get().target())) {
       // The connection leaves HTTP: it no longer counts here and shutdown no longer waits for it.
-      busy_count.fetch_sub(1, std::memory_order_relaxed);
-      state->busy = false;
-      state->socket = nullptr;
-      handed_off = true;
-      options.upgrade->take(std::move(socket), parser.release(), ip);
-      break;
+      end_request(*state);
+      state->stream = nullptr;
+      options.upgrade->take(conn.stream().release_socket(), parser.release(), ip);
+      co_return true;
     } else {
       version = parser.get().version();
       head = parser.get().method() == bhttp::verb::head;
-      const session_io::UploadPacing pacing{options.read_timeout_seconds * 1000, options.stream_slack_seconds * 1000,
-                                            static_cast<std::uint64_t>(std::max<std::int64_t>(options.stream_min_bytes_per_second, 1))};
+      const session_io::UploadPacing pacing{seconds(options.read_timeout_seconds), seconds(options.stream_slack_seconds),
+                                            limits.min_bytes_per_second};
       SessionExchange exchange(conn, buffer, parser, ip, deadline, pacing);
       response = co_await handler.handle(exchange);
       // A body left unread would be taken for the next request: close instead.
       keep_alive = parser.keep_alive() && !response.close && parser.is_done() && !stopping;
       state->body_unread = !parser.is_done();
     }
-    const bool written = co_await write_response(conn, response, version, keep_alive, head);
-    busy_count.fetch_sub(1, std::memory_order_relaxed);
-    state->busy = false;
+    const bool written = co_await session_io::write_response(conn, response, version, keep_alive, head, limits);
+    end_request(*state);
     if (!written || !keep_alive) break;
   }
-  co_return handed_off;
-}
-
-// A body in one string goes out in one write within the read timeout; a streamed one (a file)
-// piece by piece under the stream limits of ServerOptions. HEAD gets the head alone.
-asio::awaitable<bool> Server::Impl::write_response(Connection& conn, Response& response, unsigned version,
-                                                   bool keep_alive, bool head) {
-  BodySource* source = response.body_source.get();
-  const bool chunked = source && !source->sized();
-  // HTTP/1.0 has no chunked coding: the body's end is the connection's close.
-  const bool close_delimited = chunked && version == 10;
-  if (close_delimited) keep_alive = false;
-  const std::uint64_t length = source && !chunked ? source->size() : response.body.size();
-  const std::string head_bytes = chunked ? wire::serialize_head(response, version, keep_alive, std::nullopt)
-                                         : wire::serialize_head(response, version, keep_alive, length);
-  if (source && !head) {
-    const auto rate = static_cast<std::uint64_t>(std::max<std::int64_t>(1, options.stream_min_bytes_per_second));
-    const auto cap_seconds = options.stream_slack_seconds +
-                             (chunked ? source->max_seconds() : static_cast<std::int64_t>(length / rate));
-    const SteadyMs cap = steady_ms() + cap_seconds * 1000;
-    const bool sent = co_await conn.stream(head_bytes, *source, options.read_timeout_seconds * 1000, cap, close_delimited);
-    co_return sent && !close_delimited;  // false closes the connection, which ends such a body
-  }
-  static const std::string kEmpty;
-  co_return co_await conn.write(head_bytes, head ? kEmpty : response.body, options.read_timeout_seconds);
-}
-
-asio::awaitable<void> Server::Impl::reap_loop() {
-  auto self = shared_from_this();
-  for (;;) {
-    reaper.expires_after(std::chrono::milliseconds(200));
-    auto [ec] = co_await reaper.async_wait(use_tuple);
-    if (ec) co_return;
-    const SteadyMs now = steady_ms();
-    std::vector<std::shared_ptr<SessionState>> late;
-    {
-      std::lock_guard lock(sessions_mutex);
-      for (const auto& s : sessions) {
-        auto d = s->deadline.load(std::memory_order_relaxed);
-        if (d != 0 && d <= now) late.push_back(s);
-      }
-    }
-    for (auto& s : late) {
-      asio::post(s->executor, [s, now] {
-        auto d = s->deadline.load(std::memory_order_relaxed);
-        if (s->socket && d != 0 && d <= now) {
-          beast::error_code ignored;
-          s->socket->cancel(ignored);
-        }
-      });
-    }
-  }
+  co_return false;
 }
 
 void Server::Impl::start_session(tcp::socket socket, const asio::any_io_executor& ex) {
-  auto state = std::make_shared<SessionState>();
-  state->executor = ex;
+  auto state = std::make_shared<SessionState>(ex);
   {
     std::lock_guard lock(sessions_mutex);
     if (sessions.size() >= options.max_connections) {
@@ -280,7 +214,6 @@ void Server::start() {
   a.bind(ep);
   a.listen(asio::socket_base::max_listen_connections);
   asio::co_spawn(impl_->ioc, impl_->accept_loop(), contained(&impl_->metrics.infra(), Boundary::io_thread));
-  asio::co_spawn(impl_->ioc, impl_->reap_loop(), contained(&impl_->metrics.infra(), Boundary::io_thread));
 }
 
 Endpoint Server::bound() const {
@@ -303,7 +236,7 @@ void Server::shutdown() {
   for (auto& s : snapshot) {
     asio::post(s->executor, [s] {
       beast::error_code ignored;
-      if (s->socket && !s->busy) s->socket->cancel(ignored);
+      if (s->stream && !s->busy) s->stream->socket().cancel(ignored);
     });
   }
 }

@@ -1,6 +1,6 @@
 #include "wire.hpp"
 
-#include <boost/beast/http/status.hpp>
+#include <string>
 
 #include "mediagen/core/ascii.hpp"
 
@@ -27,52 +27,49 @@ bool framing_ok(const Parser& parser) {
   return iequals_ascii(te->value(), "chunked");
 }
 
-std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length) {
-  return serialize_head(r, version, keep_alive, std::optional<std::size_t>(content_length));
+namespace {
+
+// RFC 9110 5.6.2: tchar.
+bool is_token_char(char c) {
+  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
-std::string serialize_chunked_head(const Response& r, bool keep_alive) {
-  return serialize_head(r, 11, keep_alive, std::nullopt);
+}  // namespace
+
+bool header_line_safe(std::string_view name, std::string_view value) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!is_token_char(c)) return false;
+  }
+  return value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
 }
 
-std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::optional<std::size_t> content_length) {
-  std::string out;
-  out.reserve(160 + 48 * r.headers.size());
-  out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-  out += std::to_string(r.status);
-  out += ' ';
-  out += bhttp::obsolete_reason(static_cast<bhttp::status>(r.status));
-  out += "\r\n";
+ResponseHead response_head(const Response& r, unsigned version, bool keep_alive,
+                           std::optional<std::uint64_t> content_length, std::pmr::memory_resource* memory) {
+  ResponseHead head{HeadFields::allocator_type(memory)};
+  head.version(version);
+  head.result(static_cast<unsigned>(r.status));
   // A 304 describes the representation the client already holds: a Content-Length here would
   // have to be that one's (RFC 9110 8.6), so it carries neither length nor type.
   if (r.status != 304) {
-    out += "Content-Type: ";
-    out += r.content_type;
+    if (header_line_safe("Content-Type", r.content_type)) head.insert(bhttp::field::content_type, r.content_type);
     if (content_length) {
-      out += "\r\nContent-Length: ";
-      out += std::to_string(*content_length);
-      out += "\r\n";
+      head.insert(bhttp::field::content_length, std::to_string(*content_length));
     } else if (version != 10) {
-      out += "\r\nTransfer-Encoding: chunked\r\n";
-    } else {
-      out += "\r\n";  // HTTP/1.0: the close ends the body
+      head.insert(bhttp::field::transfer_encoding, "chunked");
     }
   }
   for (const auto& [k, v] : r.headers) {
     // Values are ours, but a line break would split the response: never emit one.
-    if (k.find_first_of("\r\n:") != std::string::npos || v.find_first_of("\r\n") != std::string::npos) continue;
-    out += k;
-    out += ": ";
-    out += v;
-    out += "\r\n";
+    if (header_line_safe(k, v)) head.insert(k, v);
   }
   if (!keep_alive) {
-    out += "Connection: close\r\n";
+    head.insert(bhttp::field::connection, "close");
   } else if (version == 10) {
-    out += "Connection: keep-alive\r\n";
+    head.insert(bhttp::field::connection, "keep-alive");
   }
-  out += "\r\n";
-  return out;
+  return head;
 }
 
 }  // namespace mediagen::http::wire

@@ -1,8 +1,12 @@
 #pragma once
 // The HTTP/1.1 wire as the server reads and writes it, apart from the session's I/O: the parsed
-// request seen through RequestView, the framing and folding checks, and the response head.
+// request seen through RequestView, the framing and folding checks, and the response head that
+// Beast's serializer writes.
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <cstdint>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +17,10 @@ namespace mediagen::http::wire {
 
 namespace bhttp = boost::beast::http;
 using Parser = bhttp::request_parser<bhttp::string_body>;
+// A response head's fields live in memory the caller lends (a connection's arena): the fields of
+// every answer are otherwise an allocation and a free each.
+using HeadFields = bhttp::basic_fields<std::pmr::polymorphic_allocator<char>>;
+using ResponseHead = bhttp::response_header<HeadFields>;
 
 Method to_method(bhttp::verb v);
 
@@ -61,12 +69,17 @@ class FoldDetector {
   bool folded_ = false;
 };
 
-// Serialises the status line and headers; the body is written from its own buffer.
-std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::size_t content_length);
-// The same with no length (HTTP/1.1 only): the body follows in chunked transfer coding.
-std::string serialize_chunked_head(const Response& r, bool keep_alive);
-// Either: a Content-Length when given, else Transfer-Encoding: chunked (HTTP/1.1) or nothing
-// (HTTP/1.0, whose body ends with the connection).
-std::string serialize_head(const Response& r, unsigned version, bool keep_alive, std::optional<std::size_t> content_length);
+// The head of a response: the status line, Content-Type, then a Content-Length when given, else
+// Transfer-Encoding: chunked (HTTP/1.1) or nothing (HTTP/1.0, whose body ends with the
+// connection), the response's own headers in order, and Connection when it differs from the
+// version's default. Beast's serializer writes it. A 304 carries neither type nor length.
+// Lines that are not header_line_safe are left out: Beast 1.81 writes a field as given.
+ResponseHead response_head(const Response& r, unsigned version, bool keep_alive,
+                           std::optional<std::uint64_t> content_length,
+                           std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+
+// A line that cannot split or bend the response: the name an RFC 9110 token, the value free of
+// CR, LF and NUL.
+bool header_line_safe(std::string_view name, std::string_view value);
 
 }  // namespace mediagen::http::wire
