@@ -144,8 +144,8 @@ Result<std::string> voices_json(db::Db& db, UserId user, std::optional<std::stri
   return to_json_text(json{{"voices", std::move(list)}});
 }
 
-std::string order_id_of(const orders::OperationReply& reply) {
-  auto data = json::parse(reply.data_json, nullptr, false);
+std::string order_id_of(std::string_view order_json) {
+  auto data = json::parse(order_json, nullptr, false);
   if (!data.is_object()) return {};
   auto it = data.find("id");
   return it != data.end() && it->is_string() ? it->get<std::string>() : std::string{};

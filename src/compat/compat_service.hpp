@@ -42,7 +42,7 @@ std::string models_json(db::Db& db, UserId user);
 // GET /v1/audio/voices[?model=M]: {"voices":[{id, name, language, service}]}; 404 for an unknown model.
 Result<std::string> voices_json(db::Db& db, UserId user, std::optional<std::string_view> model);
 
-// The order's id in an order reply's data (also a replayed one).
-std::string order_id_of(const orders::OperationReply& reply);
+// The id of the order an answer kept under an Idempotency-Key shows (Order JSON); empty if none.
+std::string order_id_of(std::string_view order_json);
 
 }  // namespace mediagen::compat

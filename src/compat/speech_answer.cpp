@@ -1,5 +1,8 @@
 #include "speech_answer.hpp"
 
+#include "mediagen/orders/create.hpp"
+#include "mediagen/orders/reads.hpp"
+
 #include "compat_service.hpp"
 #include "speech_stream.hpp"
 
@@ -23,10 +26,18 @@ boost::asio::awaitable<Result<http::Reply>> answer_speech(const SpeechAnswerDeps
     const orders::Caller caller{*ctx.principal, ctx.tz, options.content_blocked, options.clock, nullptr};
     auto order = speech_order(r.db, caller.principal.user_id, req);
     if (!order) return order.error();
-    auto reply = orders::create_speech_order(r.db, caller, *order, key);
-    if (!reply) return reply.error();
-    if (!reply->replayed && options.on_queued) options.on_queued(r.redis);
-    return Created{order_id_of(*reply), reply->replayed};
+    // The answer kept under a key is the order, as POST /orders keeps it: a replay finds its id there.
+    std::optional<orders::OrderKeeper> kept;
+    if (key) {
+      kept.emplace(caller.principal.user_id, *key, [tz = ctx.tz](const orders::OrderWritten& done) {
+        return db::StoredAnswer{.status = 201, .body = orders::order_json(done.order, tz)};
+      });
+    }
+    auto written = orders::create_speech_order(r.db, caller, *order, kept ? &*kept : nullptr);
+    if (!written) return written.error();
+    if (written->replayed) return Created{order_id_of(kept->earlier().body), true};
+    if (orders::queued_work(*written) && options.on_queued) options.on_queued(r.redis);
+    return Created{written->order.id, false};
   };
   Result<Created> created = co_await deps.pool.run(std::move(create));
   if (!created) co_return created.error();

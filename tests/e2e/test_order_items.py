@@ -191,6 +191,23 @@ class OrderItemTests(OrderFixtures, E2ETestCase):
         self.assertEqual(self.h.psql_value(
             f"SELECT count(*) FROM order_items WHERE parent_item_id = '{failed['id']}'"), "1")
 
+    def test_an_item_retry_repeated_with_its_key_gets_the_first_answer_and_queues_nothing(self):
+        _, key = self.account(balance=100_000)
+        order = self.partial_order(key, self.template(key), ["Fine.", f"Bad {MARKER}."])
+        failed = self.item_at(order, 1)
+        text = "Good words now."
+        first = self.retry(key, order, failed, text=text, headers={"Idempotency-Key": "item-retry-1"})
+        record = self.assertSuccess(first, 201)
+        self.assertIsNone(first.headers.get("idempotent-replayed"))
+        again = self.retry(key, order, failed, text=text, headers={"Idempotency-Key": "item-retry-1"})
+        self.assertEqual(again.status, 201, again)
+        self.assertEqual(again.headers.get("idempotent-replayed"), "true")
+        self.assertEqual(again.body["data"], record)
+        self.assertEqual(self.h.psql_value(
+            f"SELECT count(*) FROM order_items WHERE parent_item_id = '{failed['id']}'"), "1")
+        other = self.retry(key, order, failed, text="Other words.", headers={"Idempotency-Key": "item-retry-1"})
+        self.assertEqual((other.status, other.body.get("reason")), (409, "idempotency_key_reused"), other)
+
     def test_at_most_five_attempts_per_chunk(self):
         _, key = self.account(balance=100_000)
         order = self.partial_order(key, self.template(key), ["Fine.", f"Bad {MARKER}."])

@@ -47,7 +47,7 @@ class ItemPlanRulesTest : public TemplateOrdersTest {
     return {id, value("SELECT id FROM order_items WHERE order_id = '" + id + "'")};
   }
 
-  Result<orders::OperationReply> regenerate(const std::pair<std::string, std::string>& order_item,
+  Result<orders::ItemsQueued> regenerate(const std::pair<std::string, std::string>& order_item,
                                             std::string_view text) {
     auto read = orders::read_item_text(json{{"text", text}}, orders::kMaxItemTextChars);  // as the route reads it
     if (!read) return read.error();
@@ -73,7 +73,7 @@ class ItemPlanRulesTest : public TemplateOrdersTest {
     return value("SELECT balance FROM ledger_accounts WHERE kind = 'quota' AND user_id = " + std::to_string(user.value));
   }
 
-  void expect_refused(const Result<orders::OperationReply>& r, int status, Reason reason) {
+  void expect_refused(const Result<orders::ItemsQueued>& r, int status, Reason reason) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().status, status);
     EXPECT_EQ(r.error().reason, reason);

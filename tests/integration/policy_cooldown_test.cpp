@@ -32,7 +32,7 @@ class PolicyCooldownTest : public TemplateOrdersTest {
     WorkersTest::TearDown();
   }
 
-  Result<orders::OperationReply> try_create() { return create_with("Hello there."); }
+  Result<orders::OrderWritten> try_create() { return create_with("Hello there."); }
 
   std::string create() { return created("Hello there."); }
 
@@ -156,12 +156,12 @@ TEST_F(PolicyCooldownTest, OrderRetryIsANewTaskAndWaitsForTheCooldownToo) {
   const auto done = completed_order();
   flagged_orders(5);
   const std::string before = snapshot();
-  auto refused = orders::retry_order(*db, caller(), OrderId::parse(done).value(), {}, std::nullopt);
+  auto refused = orders::retry_order(*db, caller(), OrderId::parse(done).value(), {}, nullptr);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().reason, Reason::policy_cooldown_active);
   EXPECT_EQ(snapshot(), before);
   clock.advance(300s);
-  auto retried = orders::retry_order(*db, caller(), OrderId::parse(done).value(), {}, std::nullopt);
+  auto retried = orders::retry_order(*db, caller(), OrderId::parse(done).value(), {}, nullptr);
   ASSERT_TRUE(retried) << to_string(retried.error().reason);
   flag_waiting();
 }

@@ -48,13 +48,13 @@ class TemplateOrdersTest : public WorkersTest {
   orders::Caller caller() const { return {*key, TimeZone::utc(), {}, &clock, quotes}; }
 
   // POST /orders with the template and `text`, and whatever `extra` adds to the body.
-  Result<orders::OperationReply> create_with(std::string_view text,
-                                            const nlohmann::json& extra = nlohmann::json::object()) {
+  Result<orders::OrderWritten> create_with(std::string_view text,
+                                           const nlohmann::json& extra = nlohmann::json::object()) {
     nlohmann::json body{{"template_id", template_id}, {"input_text", text}};
     body.update(extra);
     auto request = orders::read_create_request(body);  // as POST /orders reads its body
     if (!request) return request.error();
-    return orders::create_order(*db, caller(), std::move(*request), std::nullopt);
+    return orders::create_order(*db, caller(), std::move(*request), nullptr);
   }
 
   // The id of the order made, or "" (a failure) when the create was refused.
@@ -62,7 +62,7 @@ class TemplateOrdersTest : public WorkersTest {
     auto r = create_with(text);
     EXPECT_TRUE(r) << (r ? "" : std::string(to_string(r.error().reason)));
     if (!r) return "";
-    return nlohmann::json::parse(r->data_json)["id"].get<std::string>();
+    return r->order.id;
   }
 
   // The waiting chunk of a one-chunk order made and the order stitched: completed.

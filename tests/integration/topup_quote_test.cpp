@@ -29,7 +29,7 @@ class TopupQuoteTest : public TemplateOrdersTest {
     billing::set_confirm_mode(*db, true);
   }
 
-  Result<orders::OperationReply> create(const json& extra = json::object()) { return create_with(kText, extra); }
+  Result<orders::OrderWritten> create(const json& extra = json::object()) { return create_with(kText, extra); }
 
   // The 402's quote: its token and price.
   std::pair<std::string, std::int64_t> quote() {
@@ -50,7 +50,7 @@ class TopupQuoteTest : public TemplateOrdersTest {
     return {token, price};
   }
 
-  Result<orders::OperationReply> confirm(const std::string& token) {
+  Result<orders::OrderWritten> confirm(const std::string& token) {
     return create({{"confirm_payg_topup", true}, {"quote_token", token}});
   }
 
@@ -70,12 +70,12 @@ TEST_F(TopupQuoteTest, AQuoteConfirmedWithinItsLifetimeChargesExactlyItsPrice) {
                                           std::to_string(user.value));
   auto made = confirm(token);
   ASSERT_TRUE(made) << to_string(made.error().reason);
-  EXPECT_EQ(json::parse(made->data_json)["price_units"], price);
+  EXPECT_EQ(made->order.price_units, price);
   EXPECT_EQ(std::stoll(wallet_before) - price,
             std::stoll(value("SELECT balance FROM ledger_accounts WHERE kind = 'wallet' AND user_id = " +
                              std::to_string(user.value))));
   EXPECT_EQ(value("SELECT count(*) FROM topup_quote_uses WHERE order_id = '" +
-                  json::parse(made->data_json)["id"].get<std::string>() + "'"),
+                  made->order.id + "'"),
             "1");
 }
 

@@ -8,6 +8,7 @@
 
 #include "mediagen/core/ids.hpp"
 #include "mediagen/db/db.hpp"
+#include "mediagen/orders/create.hpp"
 #include "mediagen/orders/limits.hpp"
 #include "mediagen/orders/order.hpp"
 
@@ -67,7 +68,7 @@ std::optional<RetrySource> read_retry_source(db::Db& db, const std::string& orde
 
 // Order actions (spec 4.1): cancel, retry, and the end of an order whose answer ended early.
 namespace mediagen::orders {
-Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, const OrderId& order_id);
+Result<OrderWritten> cancel_order(db::Db& db, const Caller& caller, const OrderId& order_id);
 
 // The end of an order made for one answer (the OpenAI-compatible surface) when that answer ends
 // before all of its audio was sent: positions 0..delivered-1 reached the client and stay charged.
@@ -81,7 +82,8 @@ Result<std::vector<OrderChange>> end_undelivered_order(db::Db& db, UserId user, 
 // The body of POST /orders/{order}/retry: confirm_payg_topup and quote_token (spec 7.1), both
 // optional; 422 for a body that is not an object or a field of the wrong type.
 Result<TopupConfirmation> read_retry_body(const nlohmann::json& body);
-Result<OperationReply> retry_order(db::Db& db, const Caller& caller, const OrderId& order_id, TopupConfirmation topup,
-                                   const std::optional<IdempotencyKey>& idempotency);
+// `kept`: the request's Idempotency-Key (scope "orders.retry:<order>"), when there is one.
+Result<OrderWritten> retry_order(db::Db& db, const Caller& caller, const OrderId& order_id, TopupConfirmation topup,
+                                 OrderKeeper* kept);
 
 }  // namespace mediagen::orders

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "mediagen/db/idempotency.hpp"
 #include "mediagen/orders/request.hpp"
 #include "mediagen/orders/text.hpp"
 #include "mediagen/orders/order.hpp"
@@ -11,6 +12,87 @@
 #include "mediagen/templates/templates.hpp"
 
 namespace mediagen::orders {
+
+// The plan's concurrency slots with a new order (X-Concurrency-Limit, -Current).
+struct SlotUse {
+  std::int64_t limit = 0;
+  std::int64_t current = 0;
+};
+
+// What an order write did: the order it made (create, order retry) or cancelled. Changes are
+// the statuses it moved, committed by the time it returns (the realtime events). A replay sets
+// nothing but `replayed`: the key's earlier answer stands (AnswerKeeper::earlier).
+struct OrderWritten {
+  Order order;
+  bool work_queued = false;      // a new order: its chunks wait for the workers
+  std::optional<SlotUse> slots;  // a create under a plan with slots
+  std::vector<OrderChange> changes;
+  bool replayed = false;
+};
+
+// Records queued for the workers: an item retry or a regeneration (one), retry-failed (each).
+struct ItemsQueued {
+  OrderId order_id;
+  std::vector<Item> items;
+  std::vector<OrderChange> changes;
+  bool replayed = false;
+};
+
+// Whether a write left work for the workers (so they are woken, and only then).
+inline bool queued_work(const OrderWritten& done) { return done.work_queued; }
+inline bool queued_work(const ItemsQueued& done) { return !done.items.empty(); }
+
+// Idempotency-Key on the operations that charge (beyond the spec, because charging is automatic
+// and clients time out), kept in the shared store (db/idempotency.hpp) as whoever answers
+// renders the answer. The services claim the key first in their transaction: a concurrent
+// duplicate blocks on its row until the first transaction ends, then replays a committed answer
+// or runs anew after a rollback. They keep the answer last in it, so the answer exists exactly
+// when the write does, and they never see what it says. `scope` names the operation the key
+// belongs to. Keys live 24 hours.
+// Whether an earlier request answered under a key: then its answer stands, and nothing is done.
+enum class KeyUse : std::uint8_t { first, repeated };
+
+class KeptAnswer {
+ public:
+  KeptAnswer(UserId user, IdempotencyKey key) : user_(user), key_(std::move(key)) {}
+
+  // Outside any transaction, before the write is prepared: whether a finished request holds the
+  // key (a replay answers even when what it needed has since changed); 409 when the key was used
+  // with another request or operation.
+  Result<KeyUse> finished(db::Db& db, std::string_view scope);
+  // First in the write's transaction: whether an earlier request answered under the key; 409
+  // as above.
+  Result<KeyUse> claim(db::Db& db, db::Tx& tx, std::string_view scope);
+  // The earlier answer, once finished() or claim() said the key is repeated.
+  const db::StoredAnswer& earlier() const { return *earlier_; }
+  // This request's answer once kept, so that it is rendered once.
+  const std::optional<db::StoredAnswer>& kept() const { return kept_; }
+
+ protected:
+  void keep_answer(db::Db& db, db::Tx& tx, db::StoredAnswer answer);
+
+ private:
+  UserId user_;
+  IdempotencyKey key_;
+  std::optional<db::StoredAnswer> earlier_;
+  std::optional<db::StoredAnswer> kept_;
+};
+
+template <class Done>
+class AnswerKeeper final : public KeptAnswer {
+ public:
+  using Render = std::function<db::StoredAnswer(const Done&)>;
+  AnswerKeeper(UserId user, IdempotencyKey key, Render render)
+      : KeptAnswer(user, std::move(key)), render_(std::move(render)) {}
+
+  // Last in the write's transaction: its answer, as the caller renders it.
+  void keep(db::Db& db, db::Tx& tx, const Done& done) { keep_answer(db, tx, render_(done)); }
+
+ private:
+  Render render_;
+};
+using OrderKeeper = AnswerKeeper<OrderWritten>;
+using ItemsKeeper = AnswerKeeper<ItemsQueued>;
 
 struct NewOrder {
   std::optional<std::string> order_id;  // chosen before the transaction (its upload is stored first); else at insert
@@ -44,10 +126,10 @@ bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_
 // concurrency slots and the key's token limits (429), quota then balance (402), maintenance (503),
 // then `shape` (a 422 found while reading the request), then - in the explicit-confirmation mode -
 // the top-up quote (402 payg_topup_required, 409 quote_mismatch), and only then the inserts. Any refusal rolls everything
-// back. `idempotency_scope` names the operation the key belongs to.
-Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,
-                                    std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,
-                                    std::string_view idempotency_scope);
+// back. `operation` names what the Idempotency-Key (claimed in `kept`, when there is one) and a
+// top-up quote belong to.
+Result<OrderWritten> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,
+                                  std::optional<ApiError> shape, OrderKeeper* kept, std::string_view operation);
 
 }  // namespace mediagen::orders
 
@@ -101,38 +183,6 @@ struct VoiceSearchRequest {
   std::int64_t top = kVoiceSearchDefaultTop;
 };
 std::optional<VoiceSearchRequest> read_voice_search_request(std::string_view engine_request_json);
-
-}  // namespace mediagen::orders
-
-// Idempotency-Key on the operations that charge (beyond the spec, because charging is
-// automatic and clients time out). Inside the operation's own transaction:
-//   claim() inserts (user, key) first. A concurrent duplicate blocks on that row until the
-//   first transaction ends; if it committed, the duplicate sees the stored answer and replays
-//   it; if it rolled back (a refusal), the duplicate runs as a new request.
-//   remember() stores the answer in the same transaction as the order it describes, so the
-//   answer exists exactly when the order does. Keys live 24 hours.
-#include <optional>
-#include <string>
-#include <string_view>
-
-#include "mediagen/core/api_error.hpp"
-#include "mediagen/core/ids.hpp"
-#include "mediagen/db/db.hpp"
-
-namespace mediagen::orders {
-
-// nullopt: the key is new and now held by this transaction. A reply: replay it. An error:
-// the key was used with another request (409 idempotency_key_reused) or another operation.
-Result<std::optional<OperationReply>> claim_idempotency_key(db::Db& db, db::Tx& tx, UserId user,
-                                                            std::string_view scope, const IdempotencyKey& key);
-
-void remember_reply(db::Db& db, db::Tx& tx, UserId user, const IdempotencyKey& key, const OperationReply& reply);
-
-// Outside any transaction, before anything else: the stored answer of a finished request with
-// this key, so a replay answers even when the template has since been deleted or the balance
-// spent (the claim inside the transaction settles races). nullopt: no finished answer.
-std::optional<Result<OperationReply>> stored_reply(db::Db& db, UserId user, std::string_view scope,
-                                                   const IdempotencyKey& key);
 
 }  // namespace mediagen::orders
 
@@ -233,9 +283,8 @@ struct OrderUploads {
   storage::ObjectStore* store = nullptr;
 };
 
-Result<OperationReply> create_order(db::Db& db, const Caller& caller, CreateRequest request,
-                                    const std::optional<IdempotencyKey>& idempotency,
-                                    const OrderUploads& uploads = {});
+Result<OrderWritten> create_order(db::Db& db, const Caller& caller, CreateRequest request, OrderKeeper* kept,
+                                  const OrderUploads& uploads = {});
 // A tts order from a template or from a service's model (the OpenAI-compatible surface): the
 // template's settings with `voice_id` and `speed` laid over them, or mode_v1 of `service_key`'s
 // `model_id` with that voice. Settings that do not pass the service's schema (an unknown voice,
@@ -250,7 +299,7 @@ struct SpeechOrder {
   std::optional<double> speed;
   std::string text;
 };
-Result<OperationReply> create_speech_order(db::Db& db, const Caller& caller, const SpeechOrder& request,
-                                           const std::optional<IdempotencyKey>& idempotency);
+Result<OrderWritten> create_speech_order(db::Db& db, const Caller& caller, const SpeechOrder& request,
+                                         OrderKeeper* kept);
 
 }  // namespace mediagen::orders

@@ -5,16 +5,16 @@
 #include <string>
 
 #include "mediagen/db/db.hpp"
-#include "mediagen/orders/order.hpp"
+#include "mediagen/orders/create.hpp"
 
 namespace mediagen::orders {
 
 // `text`: the request's replacement text (read_item_text), or none to use the item's own.
-Result<OperationReply> retry_item(db::Db& db, const Caller& caller, const OrderId& order_id, const ItemId& item_id,
-                                  const std::optional<std::string>& text,
-                                  const std::optional<IdempotencyKey>& idempotency);
-Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, const OrderId& order_id);
-Result<OperationReply> regenerate_item(db::Db& db, const Caller& caller, const OrderId& order_id,
-                                       const ItemId& item_id, const std::optional<std::string>& text);
+// `kept`: the Idempotency-Key of an item retry (scope "items.retry:<item>"), when there is one.
+Result<ItemsQueued> retry_item(db::Db& db, const Caller& caller, const OrderId& order_id, const ItemId& item_id,
+                               const std::optional<std::string>& text, ItemsKeeper* kept);
+Result<ItemsQueued> retry_failed_items(db::Db& db, const Caller& caller, const OrderId& order_id);
+Result<ItemsQueued> regenerate_item(db::Db& db, const Caller& caller, const OrderId& order_id, const ItemId& item_id,
+                                    const std::optional<std::string>& text);
 
 }  // namespace mediagen::orders

@@ -323,35 +323,11 @@ Result<void> authorize_download(db::Db& db, UserId user, std::string_view path);
 #include "mediagen/access/principal.hpp"
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/clock.hpp"
+#include "mediagen/core/idempotency_key.hpp"
 #include "mediagen/core/time_zone.hpp"
 
-// Who asks for an order operation, and what the operation did.
+// Who asks for an order operation.
 namespace mediagen::orders {
-
-
-// What an operation did. The handler turns it into the answer's status; only new work wakes
-// the workers.
-enum class Outcome : std::uint8_t {
-  work_queued,  // an order or items were queued for the workers
-  changed,      // state changed and nothing was queued (a cancel)
-};
-
-// The plan's concurrency slots as an answer reports them (X-Concurrency-Limit, -Current).
-struct SlotUse {
-  std::int64_t limit = 0;
-  std::int64_t current = 0;
-};
-
-struct OperationReply {
-  Outcome outcome = Outcome::changed;
-  const char* message = "ok";  // catalogue key of the envelope's message
-  std::string data_json;
-  bool replayed = false;  // answered from an earlier request with the same Idempotency-Key
-  std::optional<SlotUse> slots;  // a create under a plan with slots: its slots with this order
-  // The statuses the operation changed (committed by the time the reply is returned), for the
-  // realtime events; empty for a replay.
-  std::vector<OrderChange> changes;
-};
 
 // True when the content policy refuses a text (the workers' check, injected by the
 // composition root so a retry text it would refuse is refused before any charge).
@@ -371,13 +347,8 @@ struct Caller {
   TimePoint now() const { return clock ? clock->now() : std::chrono::system_clock::now(); }
 };
 
-// An Idempotency-Key header with the hash of the request it came with.
-struct IdempotencyKey {
-  std::string key;
-  std::string request_hash;  // sha256 of method, path and body
-};
-
-// 1..255 visible ASCII characters; otherwise nullopt (the route answers 422).
-std::optional<std::string> valid_idempotency_key(std::string_view header) noexcept;
+// The Idempotency-Key of the shared store (core/idempotency_key.hpp).
+using mediagen::IdempotencyKey;
+using mediagen::valid_idempotency_key;
 
 }  // namespace mediagen::orders

@@ -12,12 +12,6 @@
 namespace mediagen::orders {
 namespace {
 
-Result<OperationReply> render(db::Db& db, const Caller& caller, const OrderId& order_id) {
-  auto order = find_own_order(db, caller.principal.user_id, order_id, false);
-  if (!order) return order.error();
-  return OperationReply{.outcome = Outcome::changed, .message = "orders.cancelled", .data_json = order_json(*order, caller.tz)};
-}
-
 // What cancel does with an order's work and money, in the caller's transaction: every live record
 // stopped (it loses its lease, so a completion arriving later writes and charges nothing) and
 // everything the order still holds returned through the ledger.
@@ -32,7 +26,7 @@ void stop_and_release(db::Db& db, db::Tx& tx, const OrderAccounts& accounts, std
 
 }  // namespace
 
-Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, const OrderId& order_id) {
+Result<OrderWritten> cancel_order(db::Db& db, const Caller& caller, const OrderId& order_id) {
   const std::string& id = order_id.str();
   std::vector<OrderChange> changes;
   auto cancelled = db::transact_settled(db, [&](db::Tx& tx) -> Result<void> {
@@ -50,9 +44,9 @@ Result<OperationReply> cancel_order(db::Db& db, const Caller& caller, const Orde
   // The order last: a client that stops listening at a terminal status has seen its items' events.
   changes.push_back(
       {.subject = OrderChange::Subject::order, .id = id, .order_id = id, .status = to_string(OrderStatus::cancelled)});
-  auto reply = render(db, caller, order_id);
-  if (reply) reply->changes = std::move(changes);
-  return reply;
+  auto order = find_own_order(db, caller.principal.user_id, order_id, false);
+  if (!order) return order.error();
+  return OrderWritten{.order = std::move(*order), .changes = std::move(changes)};
 }
 
 Result<std::vector<OrderChange>> end_undelivered_order(db::Db& db, UserId user, const OrderId& order_id,
@@ -102,8 +96,8 @@ Result<TopupConfirmation> read_retry_body(const nlohmann::json& body) {
   return topup;
 }
 
-Result<OperationReply> retry_order(db::Db& db, const Caller& caller, const OrderId& order_id, TopupConfirmation topup,
-                                   const std::optional<IdempotencyKey>& idempotency) {
+Result<OrderWritten> retry_order(db::Db& db, const Caller& caller, const OrderId& order_id, TopupConfirmation topup,
+                                 OrderKeeper* kept) {
   const auto source = read_retry_source(db, order_id.str());
   if (!source || source->owner != caller.principal.user_id) return ApiError::not_found();
   // Spec 3.1: a new order from a completed one only.
@@ -146,7 +140,7 @@ Result<OperationReply> retry_order(db::Db& db, const Caller& caller, const Order
     const auto params = read_generative_params(order.task_type, data.is_object() ? data : nlohmann::json::object(), ignored);
     if (!use_prompt_service(db, params, true, order)) return ApiError::retry_config_outdated_on_order();
   }
-  return insert_order(db, caller, order, std::nullopt, idempotency, "orders.retry:" + order_id.str());
+  return insert_order(db, caller, order, std::nullopt, kept, "orders.retry:" + order_id.str());
 }
 
 }  // namespace mediagen::orders

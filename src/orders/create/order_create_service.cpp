@@ -16,7 +16,6 @@
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/settled.hpp"
 #include "mediagen/orders/order.hpp"
-#include "mediagen/orders/reads.hpp"
 #include "mediagen/orders/limits.hpp"
 #include "mediagen/orders/request.hpp"
 #include "topup_confirmation.hpp"
@@ -26,6 +25,9 @@
 
 namespace mediagen::orders {
 namespace {
+
+// The operation a POST /orders Idempotency-Key and a top-up quote belong to.
+constexpr std::string_view kCreateScope = "orders.create";
 
 // Where an upstream engine sends the chunk, and the key's source (never the key): the workers
 // call without reading the catalogue, and a later change of the service leaves this order alone.
@@ -127,20 +129,19 @@ bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_
   return true;
 }
 
-Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,
-                                    std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,
-                                    std::string_view idempotency_scope) {
+Result<OrderWritten> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,
+                                  std::optional<ApiError> shape, OrderKeeper* kept, std::string_view operation) {
   const auth::Principal& principal = caller.principal;
   const UserId user = principal.user_id;
   const std::int64_t tokens = static_cast<std::int64_t>(order.plan.billable_chars);
 
   const KeyTokens key_tokens(caller);
   // A lost COMMIT is settled by asking PostgreSQL about this attempt's own transaction.
-  auto reply = db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
-    if (idempotency) {
-      auto claimed = claim_idempotency_key(db, tx, user, idempotency_scope, *idempotency);
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<OrderWritten> {
+    if (kept) {
+      auto claimed = kept->claim(db, tx, operation);
       if (!claimed) return claimed.error();
-      if (*claimed) return **claimed;  // a replay: nothing else is written
+      if (*claimed == KeyUse::repeated) return OrderWritten{.replayed = true};  // nothing else is written
     }
     const CreateContext ctx = read_create_context(db, tx, user, order.service_key);
 
@@ -171,12 +172,13 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
     // 503, then 422; a top-up is quoted only for an order that would otherwise be made.
     if (ctx.maintenance) return ApiError::refused(Reason::service_maintenance);
     if (shape) return *shape;
-    if (auto refusal = topup_refusal(db, tx, caller, order, idempotency_scope, ctx, price, order_id)) return *refusal;
+    if (auto refusal = topup_refusal(db, tx, caller, order, operation, ctx, price, order_id)) return *refusal;
 
     const TimePoint created_at = insert_order_and_chunks(
         db, tx, {order_id, user, principal.key_id, order, ctx.money, price, chunk_tokens});
 
-    Order o;
+    OrderWritten written{.work_queued = true, .slots = slots};
+    Order& o = written.order;
     o.id = order_id;
     o.user_id = user;
     o.task_type = order.task_type;
@@ -190,28 +192,25 @@ Result<OperationReply> insert_order(db::Db& db, const Caller& caller, const NewO
     o.tokens_from_payg = price.from_payg;
     o.retry_of = order.retry_of;
     o.created_at = o.updated_at = created_at;
-    OperationReply answer{.outcome = Outcome::work_queued, .message = "orders.created", .data_json = order_json(o, caller.tz),
-                          .slots = slots};
-    if (idempotency) remember_reply(db, tx, user, *idempotency, answer);
-    return answer;
+    if (kept) kept->keep(db, tx, written);
+    return written;
   });
-  return reply;
 }
 
 namespace {
 
 // A voice search's file is kept under the order before the order is inserted (a worker may
 // claim the chunk the moment it commits); whatever does not become that order is removed again.
-Result<OperationReply> insert_with_upload(db::Db& db, const Caller& caller, const NewOrder& order,
-                                          std::optional<ApiError> shape, const std::optional<IdempotencyKey>& idempotency,
-                                          std::optional<std::string_view> upload, storage::ObjectStore* store) {
-  if (shape || !upload) return insert_order(db, caller, order, std::move(shape), idempotency, "orders.create");
+Result<OrderWritten> insert_with_upload(db::Db& db, const Caller& caller, const NewOrder& order,
+                                        std::optional<ApiError> shape, OrderKeeper* kept,
+                                        std::optional<std::string_view> upload, storage::ObjectStore* store) {
+  if (shape || !upload) return insert_order(db, caller, order, std::move(shape), kept, kCreateScope);
   if (!store) return ApiError::internal_error("no object store for uploads");
   const std::string key = voice_search_upload_key(*order.order_id);
   if (auto put = store->put(key, *upload); !put) return ApiError::unavailable(put.error().detail);
-  std::optional<Result<OperationReply>> reply;
+  std::optional<Result<OrderWritten>> reply;
   try {
-    reply.emplace(insert_order(db, caller, order, std::nullopt, idempotency, "orders.create"));
+    reply.emplace(insert_order(db, caller, order, std::nullopt, kept, kCreateScope));
   } catch (...) {
     (void)store->remove_prefix(order_storage_prefix(*order.order_id));
     throw;
@@ -222,11 +221,13 @@ Result<OperationReply> insert_with_upload(db::Db& db, const Caller& caller, cons
 
 }  // namespace
 
-Result<OperationReply> create_order(db::Db& db, const Caller& caller, CreateRequest request,
-                                    const std::optional<IdempotencyKey>& idempotency, const OrderUploads& uploads) {
+Result<OrderWritten> create_order(db::Db& db, const Caller& caller, CreateRequest request, OrderKeeper* kept,
+                                  const OrderUploads& uploads) {
   const UserId user = caller.principal.user_id;
-  if (idempotency) {
-    if (auto replay = stored_reply(db, user, "orders.create", *idempotency)) return std::move(*replay);
+  if (kept) {
+    auto finished = kept->finished(db, kCreateScope);
+    if (!finished) return finished.error();
+    if (*finished == KeyUse::repeated) return OrderWritten{.replayed = true};
   }
   CreateRequest& req = request;
 
@@ -271,7 +272,7 @@ Result<OperationReply> create_order(db::Db& db, const Caller& caller, CreateRequ
   }
 
   std::optional<ApiError> shape = shape_refusal(req, std::move(outdated));
-  return insert_with_upload(db, caller, order, std::move(shape), idempotency, upload, uploads.store);
+  return insert_with_upload(db, caller, order, std::move(shape), kept, upload, uploads.store);
 }
 
 }  // namespace mediagen::orders

@@ -53,11 +53,13 @@ std::optional<ApiError> policy_refusal(const Caller& caller, const ChunkPlan& pl
 
 }  // namespace
 
-Result<OperationReply> create_speech_order(db::Db& db, const Caller& caller, const SpeechOrder& request,
-                                           const std::optional<IdempotencyKey>& idempotency) {
+Result<OrderWritten> create_speech_order(db::Db& db, const Caller& caller, const SpeechOrder& request,
+                                         OrderKeeper* kept) {
   const UserId user = caller.principal.user_id;
-  if (idempotency) {
-    if (auto replay = stored_reply(db, user, kScope, *idempotency)) return std::move(*replay);
+  if (kept) {
+    auto finished = kept->finished(db, kScope);
+    if (!finished) return finished.error();
+    if (*finished == KeyUse::repeated) return OrderWritten{.replayed = true};
   }
   NewOrder order;
   order.input_text = request.text;
@@ -87,7 +89,7 @@ Result<OperationReply> create_speech_order(db::Db& db, const Caller& caller, con
     order.plan = plan_chunks(order.input_text, order.chunker);
     shape = policy_refusal(caller, order.plan);
   }
-  return insert_order(db, caller, order, std::move(shape), idempotency, kScope);
+  return insert_order(db, caller, order, std::move(shape), kept, kScope);
 }
 
 }  // namespace mediagen::orders

@@ -133,10 +133,13 @@ Result<Amounts> pay(db::Db& db, db::Tx& tx, const Locked& locked, std::string_vi
   return amounts;
 }
 
-std::string render_item(db::Db& db, db::Tx& tx, const OrderId& order_id, const std::string& item_id,
-                        const TimeZone& tz) {
+// Records this transaction inserted, as the order lists them.
+std::vector<Item> inserted_items(db::Db& db, db::Tx& tx, const OrderId& order_id, const std::vector<std::string>& ids) {
   auto order = load_order(db, tx, order_id, true);
-  return item_json(*find_item(*order, item_id), tz);  // the caller inserted it in this transaction
+  std::vector<Item> items;
+  items.reserve(ids.size());
+  for (const auto& id : ids) items.push_back(*find_item(*order, id));
+  return items;
 }
 
 // New records are pending; the order is named too, with the items before it.
@@ -151,8 +154,8 @@ std::vector<OrderChange> queued(const std::vector<std::string>& item_ids, const 
 // The shared end of item retry and regenerate, in their transaction: `record.surcharge_tokens`
 // taken from the key's token windows and paid, the new record inserted under a fresh id; the
 // answer names it.
-Result<OperationReply> queue_replacement(db::Db& db, db::Tx& tx, const Caller& caller, const OrderId& order_id,
-                                         const Replacement& r, NewRecord record) {
+Result<ItemsQueued> queue_replacement(db::Db& db, db::Tx& tx, const Caller& caller, const OrderId& order_id,
+                                      const Replacement& r, NewRecord record) {
   if (auto refusal = KeyTokens(caller).take(db, tx, record.surcharge_tokens)) return *refusal;
   record.id = random_uuid();
   const auto paid = pay(db, tx, r.locked, record.id, record.surcharge_tokens);
@@ -161,23 +164,21 @@ Result<OperationReply> queue_replacement(db::Db& db, db::Tx& tx, const Caller& c
   record.text = r.cleaned;
   record.fields = r.fields;
   insert_record(db, tx, record);
-  return OperationReply{.outcome = Outcome::work_queued,
-                        .message = "orders.item_queued",
-                        .data_json = render_item(db, tx, order_id, record.id, caller.tz),
-                        .changes = queued({record.id}, order_id.str())};
+  return ItemsQueued{.order_id = order_id,
+                     .items = inserted_items(db, tx, order_id, {record.id}),
+                     .changes = queued({record.id}, order_id.str())};
 }
 
 }  // namespace
 
-Result<OperationReply> retry_item(db::Db& db, const Caller& caller, const OrderId& order_id, const ItemId& item_id,
-                                  const std::optional<std::string>& text,
-                                  const std::optional<IdempotencyKey>& idempotency) {
+Result<ItemsQueued> retry_item(db::Db& db, const Caller& caller, const OrderId& order_id, const ItemId& item_id,
+                               const std::optional<std::string>& text, ItemsKeeper* kept) {
   const UserId user = caller.principal.user_id;
-  auto reply = db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
-    if (idempotency) {
-      auto claimed = claim_idempotency_key(db, tx, user, "items.retry:" + item_id.str(), *idempotency);
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<ItemsQueued> {
+    if (kept) {
+      auto claimed = kept->claim(db, tx, "items.retry:" + item_id.str());
       if (!claimed) return claimed.error();
-      if (*claimed) return **claimed;
+      if (*claimed == KeyUse::repeated) return ItemsQueued{.order_id = order_id, .replayed = true};
     }
     auto prepared = prepare_replacement(db, tx, user, order_id, item_id, text, &retry_refusal);
     if (!prepared) return prepared.error();
@@ -198,15 +199,14 @@ Result<OperationReply> retry_item(db::Db& db, const Caller& caller, const OrderI
                                      .parent_id = item_id.str()});
     if (!answer) return answer;
     hand_over_lock(db, tx, item_id.str());
-    if (idempotency) remember_reply(db, tx, user, *idempotency, *answer);
+    if (kept) kept->keep(db, tx, *answer);
     return answer;
   });
-  return reply;
 }
 
-Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, const OrderId& order_id) {
+Result<ItemsQueued> retry_failed_items(db::Db& db, const Caller& caller, const OrderId& order_id) {
   const std::string& oid = order_id.str();
-  return db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<ItemsQueued> {
     const auto locked = lock_own_order(db, tx, caller.principal.user_id, order_id);
     if (!locked) return locked.error();
     const Order& order = locked->order;
@@ -236,20 +236,14 @@ Result<OperationReply> retry_failed_items(db::Db& db, const Caller& caller, cons
       created.push_back(new_id);
     }
     if (created.empty()) return ApiError::refused(Reason::nothing_to_retry);
-    auto after = load_order(db, tx, order_id, true);
-    std::vector<Item> items;
-    for (const auto& id : created) items.push_back(*find_item(*after, id));  // inserted above
-    return OperationReply{.outcome = Outcome::work_queued,
-                          .message = "orders.items_queued",
-                          .data_json = "{\"order_id\":\"" + oid + "\",\"queued\":" + std::to_string(created.size()) +
-                                       ",\"items\":" + items_json(items, caller.tz) + "}",
-                          .changes = queued(created, oid)};
+    return ItemsQueued{.order_id = order_id, .items = inserted_items(db, tx, order_id, created),
+                       .changes = queued(created, oid)};
   });
 }
 
-Result<OperationReply> regenerate_item(db::Db& db, const Caller& caller, const OrderId& order_id,
-                                       const ItemId& item_id, const std::optional<std::string>& text) {
-  return db::transact_settled(db, [&](db::Tx& tx) -> Result<OperationReply> {
+Result<ItemsQueued> regenerate_item(db::Db& db, const Caller& caller, const OrderId& order_id, const ItemId& item_id,
+                                    const std::optional<std::string>& text) {
+  return db::transact_settled(db, [&](db::Tx& tx) -> Result<ItemsQueued> {
     auto prepared = prepare_replacement(db, tx, caller.principal.user_id, order_id, item_id, text, &regenerate_refusal);
     if (!prepared) return prepared.error();
     const Replacement& r = *prepared;

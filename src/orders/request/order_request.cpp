@@ -146,11 +146,3 @@ Result<std::optional<std::string>> read_item_text(const json& body, std::size_t 
 }
 
 }  // namespace mediagen::orders
-
-namespace mediagen::orders {
-
-std::optional<std::string> valid_idempotency_key(std::string_view header) noexcept {
-  return mediagen::valid_idempotency_key(header);
-}
-
-}  // namespace mediagen::orders

@@ -1,5 +1,7 @@
 // HTTP of the order operations that move money: read the request on the I/O thread, run the
 // operation (one transaction) on the blocking pool, answer.
+#include <type_traits>
+
 #include <nlohmann/json.hpp>
 
 #include "mediagen/cache/redis.hpp"
@@ -11,6 +13,7 @@
 #include "mediagen/orders/create.hpp"
 #include "mediagen/orders/actions.hpp"
 #include "mediagen/orders/items.hpp"
+#include "mediagen/orders/reads.hpp"
 #include "mediagen/orders/request.hpp"
 #include "mediagen/orders/routes.hpp"
 #include "order_form.hpp"
@@ -40,25 +43,6 @@ struct Shared {
   OrderWriteOptions options;
 };
 
-// The Idempotency-Key of the request, hashed with what it asks for; 422 when malformed.
-Result<std::optional<IdempotencyKey>> idempotency_of(const http::RequestContext& ctx) {
-  auto key = http::idempotency_key_of(ctx);
-  if (!key) return key.error();
-  if (!*key) return std::optional<IdempotencyKey>{};
-  return std::optional<IdempotencyKey>{IdempotencyKey{(*key)->key, (*key)->request_hash}};
-}
-
-http::Reply to_reply(const OperationReply& r) {
-  const int status = r.outcome == Outcome::work_queued ? 201 : 200;
-  http::Reply reply{.status = status, .message = Message{r.message}, .data_json = r.data_json};
-  if (r.replayed) reply.headers.emplace_back("Idempotent-Replayed", "true");
-  if (r.slots) {
-    reply.headers.emplace_back("X-Concurrency-Limit", std::to_string(r.slots->limit));
-    reply.headers.emplace_back("X-Concurrency-Current", std::to_string(r.slots->current));
-  }
-  return reply;
-}
-
 using http::path_id;
 
 const nlohmann::json& empty_object() {
@@ -72,16 +56,61 @@ const nlohmann::json& body_of(const http::RequestContext& ctx) {
   return ctx.json ? *ctx.json : empty_object();
 }
 
-// Runs `op(db, caller)` on the pool and answers with its reply.
-template <class Op>
-asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, Op op) {
-  auto job = [&s, &ctx, op = std::move(op)](db::Resources& r) -> Result<http::Reply> {
+// How an operation answers: its status (201 when it queued work, 200 when it only changed
+// state), its message, and the data it shows. A replay answers with the status and data kept
+// under its Idempotency-Key, as they were first rendered.
+template <class Done>
+struct Answering {
+  int status;
+  const char* message;
+  std::string (*data)(const Done& done, const TimeZone& tz);
+};
+
+std::string order_data(const OrderWritten& done, const TimeZone& tz) { return order_json(done.order, tz); }
+std::string item_data(const ItemsQueued& done, const TimeZone& tz) { return item_json(done.items.front(), tz); }
+std::string items_data(const ItemsQueued& done, const TimeZone& tz) {
+  return "{\"order_id\":\"" + done.order_id.str() + "\",\"queued\":" + std::to_string(done.items.size()) +
+         ",\"items\":" + items_json(done.items, tz) + "}";
+}
+
+constexpr Answering<OrderWritten> kCreated{201, "orders.created", &order_data};
+constexpr Answering<OrderWritten> kCancelled{200, "orders.cancelled", &order_data};
+constexpr Answering<ItemsQueued> kItemQueued{201, "orders.item_queued", &item_data};
+constexpr Answering<ItemsQueued> kItemsQueued{201, "orders.items_queued", &items_data};
+
+http::Reply replayed(const db::StoredAnswer& earlier) {
+  http::Reply reply{.status = earlier.status, .data_json = earlier.body};
+  reply.headers.emplace_back("Idempotent-Replayed", "true");
+  return reply;
+}
+
+// Runs `op(db, caller, kept)` on the pool and answers as `how` says. `kept` keeps the answer
+// under the request's Idempotency-Key (null without one) in the operation's transaction.
+template <class Done, class Op>
+asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, const Answering<Done>& how,
+                                         std::optional<IdempotencyKey> key, Op op) {
+  auto job = [&s, &ctx, &how, key = std::move(key), op = std::move(op)](db::Resources& r) -> Result<http::Reply> {
     const Caller caller{*ctx.principal, ctx.tz, s.options.content_blocked, s.options.clock, s.options.quotes};
-    auto result = op(r.db, caller);
-    if (!result) return result.error();
-    if (result->outcome == Outcome::work_queued && !result->replayed && s.options.on_queued) s.options.on_queued(r.redis);
-    if (!result->changes.empty() && s.options.on_changed) s.options.on_changed(std::move(result->changes));
-    return to_reply(*result);
+    std::optional<AnswerKeeper<Done>> kept;
+    if (key) {
+      kept.emplace(caller.principal.user_id, *key, [&how, tz = ctx.tz](const Done& done) {
+        return db::StoredAnswer{.status = how.status, .body = how.data(done, tz)};
+      });
+    }
+    auto done = op(r.db, caller, kept ? &*kept : nullptr);
+    if (!done) return done.error();
+    if (done->replayed) return replayed(kept->earlier());
+    if (queued_work(*done) && s.options.on_queued) s.options.on_queued(r.redis);
+    if (!done->changes.empty() && s.options.on_changed) s.options.on_changed(std::move(done->changes));
+    http::Reply reply{.status = how.status, .message = Message{how.message}};
+    reply.data_json = kept && kept->kept() ? kept->kept()->body : how.data(*done, ctx.tz);
+    if constexpr (std::is_same_v<Done, OrderWritten>) {
+      if (done->slots) {
+        reply.headers.emplace_back("X-Concurrency-Limit", std::to_string(done->slots->limit));
+        reply.headers.emplace_back("X-Concurrency-Current", std::to_string(done->slots->current));
+      }
+    }
+    return reply;
   };
   Result<http::Reply> reply = co_await s.pool.run(std::move(job));
   co_return reply;
@@ -90,7 +119,7 @@ asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, O
 // POST /orders: a JSON body, or a form whose fields read as the JSON body would be and whose
 // files go along (voice_search).
 asio::awaitable<Result<http::Reply>> create_handler(Shared& s, http::RequestContext& ctx) {
-  auto key = idempotency_of(ctx);
+  auto key = http::idempotency_key_of(ctx);
   if (!key) co_return key.error();
   std::optional<OrderForm> form;
   if (ctx.form) {
@@ -100,11 +129,11 @@ asio::awaitable<Result<http::Reply>> create_handler(Shared& s, http::RequestCont
   }
   auto request = read_create_request(form ? form->body : body_of(ctx));
   if (!request) co_return request.error();
-  auto op = [&s, &form, request = std::move(*request), key = *key](db::Db& db, const Caller& caller) {
-    return create_order(db, caller, request, key, OrderUploads{form ? form->files : std::vector<std::string_view>{},
-                                                               s.options.uploads});
+  auto op = [&s, &form, request = std::move(*request)](db::Db& db, const Caller& caller, OrderKeeper* kept) {
+    return create_order(db, caller, request, kept,
+                        OrderUploads{form ? form->files : std::vector<std::string_view>{}, s.options.uploads});
   };
-  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  Result<http::Reply> reply = co_await run(s, ctx, kCreated, std::move(*key), std::move(op));
   co_return reply;
 }
 
@@ -113,45 +142,47 @@ using Answer = asio::awaitable<Result<http::Reply>>;
 Answer cancel_handler(Shared& s, http::RequestContext& ctx) {
   auto id = path_id<OrderId>(ctx, "order");
   if (!id) co_return id.error();
-  auto op = [id = std::move(*id)](db::Db& db, const Caller& caller) { return cancel_order(db, caller, id); };
-  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  auto op = [id = std::move(*id)](db::Db& db, const Caller& caller, OrderKeeper*) { return cancel_order(db, caller, id); };
+  Result<http::Reply> reply = co_await run(s, ctx, kCancelled, std::nullopt, std::move(op));
   co_return reply;
 }
 
 // The refusals in the order the spec's checks run: the Idempotency-Key, the body, then the id.
 Answer retry_handler(Shared& s, http::RequestContext& ctx) {
-  auto key = idempotency_of(ctx);
+  auto key = http::idempotency_key_of(ctx);
   if (!key) co_return key.error();
   auto topup = read_retry_body(body_of(ctx));
   if (!topup) co_return topup.error();
   auto id = path_id<OrderId>(ctx, "order");
   if (!id) co_return id.error();
-  auto op = [id = std::move(*id), topup = std::move(*topup), key = *key](db::Db& db, const Caller& caller) {
-    return retry_order(db, caller, id, topup, key);
+  auto op = [id = std::move(*id), topup = std::move(*topup)](db::Db& db, const Caller& caller, OrderKeeper* kept) {
+    return retry_order(db, caller, id, topup, kept);
   };
-  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  Result<http::Reply> reply = co_await run(s, ctx, kCreated, std::move(*key), std::move(op));
   co_return reply;
 }
 
 Answer retry_failed_handler(Shared& s, http::RequestContext& ctx) {
   auto id = path_id<OrderId>(ctx, "order");
   if (!id) co_return id.error();
-  auto op = [id = std::move(*id)](db::Db& db, const Caller& caller) { return retry_failed_items(db, caller, id); };
-  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  auto op = [id = std::move(*id)](db::Db& db, const Caller& caller, ItemsKeeper*) {
+    return retry_failed_items(db, caller, id);
+  };
+  Result<http::Reply> reply = co_await run(s, ctx, kItemsQueued, std::nullopt, std::move(op));
   co_return reply;
 }
 
 Answer item_retry_handler(Shared& s, http::RequestContext& ctx) {
-  auto key = idempotency_of(ctx);
+  auto key = http::idempotency_key_of(ctx);
   if (!key) co_return key.error();
   auto text = read_item_text(body_of(ctx), kMaxItemTextChars);
   if (!text) co_return text.error();
   auto order = path_id<OrderId>(ctx, "order");
   auto item = path_id<ItemId>(ctx, "item");
   if (!order || !item) co_return ApiError::not_found();
-  auto op = [order = std::move(*order), item = std::move(*item), text = std::move(*text), key = *key](
-                db::Db& db, const Caller& caller) { return retry_item(db, caller, order, item, text, key); };
-  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+  auto op = [order = std::move(*order), item = std::move(*item), text = std::move(*text)](
+                db::Db& db, const Caller& caller, ItemsKeeper* kept) { return retry_item(db, caller, order, item, text, kept); };
+  Result<http::Reply> reply = co_await run(s, ctx, kItemQueued, std::move(*key), std::move(op));
   co_return reply;
 }
 
@@ -162,8 +193,8 @@ Answer regenerate_handler(Shared& s, http::RequestContext& ctx) {
   auto item = path_id<ItemId>(ctx, "item");
   if (!order || !item) co_return ApiError::not_found();
   auto op = [order = std::move(*order), item = std::move(*item), text = std::move(*text)](
-                db::Db& db, const Caller& caller) { return regenerate_item(db, caller, order, item, text); };
-  Result<http::Reply> reply = co_await run(s, ctx, std::move(op));
+                db::Db& db, const Caller& caller, ItemsKeeper*) { return regenerate_item(db, caller, order, item, text); };
+  Result<http::Reply> reply = co_await run(s, ctx, kItemQueued, std::nullopt, std::move(op));
   co_return reply;
 }
 
