@@ -1,8 +1,12 @@
 #pragma once
-// The transaction that creates an order, shared by POST /orders and order retry.
+// The transaction that creates an order, shared by POST /orders and order retry; what an order
+// write answers (OrderWritten, ItemsQueued) and the Idempotency-Key answer kept beside it.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "mediagen/db/idempotency.hpp"
 #include "mediagen/orders/request.hpp"
@@ -42,6 +46,9 @@ struct ItemsQueued {
 inline bool queued_work(const OrderWritten& done) { return done.work_queued; }
 inline bool queued_work(const ItemsQueued& done) { return !done.items.empty(); }
 
+// Whether an earlier request answered under a key: then its answer stands, and nothing is done.
+enum class KeyUse : std::uint8_t { first, repeated };
+
 // Idempotency-Key on the operations that charge (beyond the spec, because charging is automatic
 // and clients time out), kept in the shared store (db/idempotency.hpp) as whoever answers
 // renders the answer. The services claim the key first in their transaction: a concurrent
@@ -49,9 +56,6 @@ inline bool queued_work(const ItemsQueued& done) { return !done.items.empty(); }
 // or runs anew after a rollback. They keep the answer last in it, so the answer exists exactly
 // when the write does, and they never see what it says. `scope` names the operation the key
 // belongs to. Keys live 24 hours.
-// Whether an earlier request answered under a key: then its answer stands, and nothing is done.
-enum class KeyUse : std::uint8_t { first, repeated };
-
 class KeptAnswer {
  public:
   KeptAnswer(UserId user, IdempotencyKey key) : user_(user), key_(std::move(key)) {}
