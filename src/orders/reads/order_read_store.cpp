@@ -18,24 +18,28 @@ namespace {
 
 const db::Statement kOrder{"orders_read_one", "SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid"};
 
-// GET /orders/{order}: the order and its items in one statement and one snapshot (the order's
-// 21 columns, then the item's 20; no item: one row with NULL item columns). Ordered by item
-// chunk_index, created_at, attempt_number and id (their positions in the select list).
+// Orders whose waiting chunks the workers take before this order's first waiting one (they
+// claim by queued_at), plus one; NULL when none of its chunks waits or the order is past waiting.
+// The order_items_queue index holds only waiting rows. The CASE keeps the count from running for
+// an order that cannot wait.
+#define MG_QUEUE_POSITION                                                                              \
+  "SELECT CASE WHEN o.status IN ('created', 'pending') THEN ("                                         \
+  "SELECT (SELECT count(DISTINCT q.order_id) FROM order_items q WHERE q.status = 'pending'"            \
+  " AND q.queued_at < x.first AND q.order_id <> $1::uuid) + 1"                                         \
+  " FROM (SELECT min(queued_at) AS first FROM order_items WHERE order_id = $1::uuid AND status = 'pending') x" \
+  " WHERE x.first IS NOT NULL) END"
+
+// GET /orders/{order}: the order, its items and its queue position in one statement, so one
+// round trip and one snapshot (the order's 21 columns, then the item's 20, then the position; no
+// item: one row with NULL item columns). Ordered by item chunk_index, created_at, attempt_number
+// and id (their positions in the select list).
 const db::Statement kOwnOrderWithItems{
     "orders_read_own_with_items",
-    "SELECT o.*, i.* FROM (SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid AND user_id = $2) o"
+    "SELECT o.*, i.*, p.position FROM (SELECT " MG_ORDER_COLUMNS
+    " FROM orders WHERE id = $1::uuid AND user_id = $2) o"
+    " CROSS JOIN LATERAL (" MG_QUEUE_POSITION " AS position) p"
     " LEFT JOIN LATERAL (SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE order_id = $1::uuid) i ON true"
     " ORDER BY 25, 40, 28, 22"};
-
-// Orders whose waiting chunks the workers take before this order's first waiting one (they
-// claim by queued_at); NULL when none of its chunks waits. The order_items_queue index holds
-// only waiting rows.
-const db::Statement kQueuePosition{
-    "orders_queue_position",
-    "SELECT (SELECT count(DISTINCT q.order_id) FROM order_items q WHERE q.status = 'pending' AND q.queued_at < x.first"
-    "  AND q.order_id <> $1::uuid) + 1"
-    " FROM (SELECT min(queued_at) AS first FROM order_items WHERE order_id = $1::uuid AND status = 'pending') x"
-    " WHERE x.first IS NOT NULL"};
 
 // The order_items_order index serves this scan and its order.
 const db::Statement kItems{"orders_read_items",
@@ -167,10 +171,7 @@ Result<Order> find_own_order(db::Db& db, UserId user, const OrderId& order_id, b
         if (!r[kOrderColumns].is_null()) found.items.push_back(item_from_row(r.slice(kOrderColumns, kOrderColumns + kItemColumns)));
       }
       apply_item_flags(found, found.items);
-      if (found.status == OrderStatus::created || found.status == OrderStatus::pending) {
-        const auto position = db.exec(tx, kQueuePosition, order_id.str());
-        if (!position.empty()) found.queue_position = position[0][0].as<std::int64_t>();
-      }
+      found.queue_position = db::optional_of<std::int64_t>(rows[0][kOrderColumns + kItemColumns]);
       return found;
     }
     auto found = load_order(db, tx, order_id, /*with_items=*/false);
