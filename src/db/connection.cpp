@@ -21,6 +21,11 @@ std::string quoted(std::string_view value) {
 
 }  // namespace
 
+bool sqlstate_means_unavailable(std::string_view state) {
+  return state == "57014" || state == "55P03" || state == "25P03" || state.substr(0, 3) == "57P" ||
+         state.substr(0, 2) == "08" || state == "53300";
+}
+
 std::string connection_string(const std::string& url, const ConnectLimits& limits) {
   char* error = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &error);

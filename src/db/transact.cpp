@@ -20,13 +20,7 @@ bool settle_in_doubt(Db& db, const CommitCheck& committed, const char* what) {
   return kept;
 }
 
-// Errors that say PostgreSQL is stalled, going down or out of room, not that the statement is
-// wrong: a statement or lock timeout, an operator's cancel or shutdown, too many connections.
-bool means_unavailable(const pqxx::sql_error& e) {
-  const std::string state = e.sqlstate();
-  return state == "57014" || state == "55P03" || state == "25P03" || state.rfind("57P", 0) == 0 ||
-         state.rfind("08", 0) == 0 || state == "53300";
-}
+bool means_unavailable(const pqxx::sql_error& e) { return sqlstate_means_unavailable(e.sqlstate()); }
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "mediagen/core/counters.hpp"
 #include "mediagen/db/db.hpp"
@@ -48,6 +49,10 @@ class Unavailable : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Errors that say PostgreSQL is stalled, going down or out of room, not that the statement is
+// wrong: a statement or lock timeout, an operator's cancel or shutdown, too many connections.
+bool sqlstate_means_unavailable(std::string_view sqlstate);
 
 class Db {
  public:
