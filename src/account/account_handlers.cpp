@@ -45,17 +45,15 @@ std::string profile_json(const Profile& p, const http::RequestContext& ctx) {
 
 }  // namespace
 
-void register_routes(http::Router& router, db::BlockingPool& pool) {
+void register_routes(http::Router& router, db::AsyncPg& reads) {
   router.add_api({
       .method = http::Method::get,
       .pattern = "/user",
       .access = http::Access::scope,
       .scope = auth::Scope::profile_read,
       .other_methods_unknown = true,  // a key never changes the profile (spec 1)
-      .handler = [&pool](http::RequestContext& ctx) -> boost::asio::awaitable<Result<http::Reply>> {
-        const UserId id = ctx.principal->user_id;
-        auto load = [id](db::Resources& r) { return find_profile(r.db, id); };
-        auto profile = co_await pool.run(std::move(load));
+      .handler = [&reads](http::RequestContext& ctx) -> boost::asio::awaitable<Result<http::Reply>> {
+        auto profile = co_await find_profile(reads, ctx.principal->user_id);
         // The key resolved a moment ago, so a missing user means it was deleted since.
         if (!profile) co_return ApiError::api_key_invalid();
         co_return http::Reply{.data_json = profile_json(*profile, ctx)};

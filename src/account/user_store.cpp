@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "mediagen/billing/ledger.hpp"
+#include "mediagen/db/async_pg.hpp"
 #include "mediagen/db/fields.hpp"
 #include "mediagen/db/pg.hpp"
 
@@ -22,30 +23,36 @@ const db::Statement kProfile{
     "  ORDER BY s.expires_at DESC LIMIT 1) s ON true"
     " WHERE u.id = $1 AND u.deleted_at IS NULL AND a.is_default"};
 
-TimePoint from_epoch(const pqxx::field& f) { return TimePoint{std::chrono::seconds{f.as<std::int64_t>()}}; }
+template <class Field>
+TimePoint from_epoch(const Field& f) {
+  return TimePoint{std::chrono::seconds{f.template as<std::int64_t>()}};
+}
 
-std::optional<Profile> load(db::Db& db, db::Tx& tx, UserId id) {
-  auto rows = db.exec(tx, kProfile, id.value);
+// The rows of kProfile: a libpqxx result or a db::PgResult.
+template <class Rows>
+std::optional<Profile> profile_from(const Rows& rows) {
   if (rows.empty()) return std::nullopt;
   const auto& r = rows[0];
   Profile p;
-  p.id = UserId{r[0].as<std::int64_t>()};
-  p.email = r[1].as<std::string>();
-  p.name = r[2].as<std::string>();
-  p.locale = parse_locale(r[3].as<std::string>());
-  p.blocked = r[4].as<bool>();
+  p.id = UserId{r[0].template as<std::int64_t>()};
+  p.email = r[1].template as<std::string>();
+  p.name = r[2].template as<std::string>();
+  p.locale = parse_locale(r[3].template as<std::string>());
+  p.blocked = r[4].template as<bool>();
   p.created_at = from_epoch(r[5]);
   p.updated_at = from_epoch(r[6]);
-  p.balance = MinorUnits{r[7].as<std::int64_t>()};
-  p.asset = CurrencyAsset{AssetId{r[8].as<std::int64_t>()}, r[9].as<std::string>(), r[10].as<int>()};
+  p.balance = MinorUnits{r[7].template as<std::int64_t>()};
+  p.asset = CurrencyAsset{AssetId{r[8].template as<std::int64_t>()}, r[9].template as<std::string>(), r[10].template as<int>()};
   if (!r[11].is_null()) {
-    p.plan = LivePlan{.subscription_id = r[11].as<std::int64_t>(),
-                      .code = r[12].as<std::string>(),
-                      .name = r[13].as<std::string>(),
+    p.plan = LivePlan{.subscription_id = r[11].template as<std::int64_t>(),
+                      .code = r[12].template as<std::string>(),
+                      .name = r[13].template as<std::string>(),
                       .expires_at = db::time_from_micros(r[14])};
   }
   return p;
 }
+
+std::optional<Profile> load(db::Db& db, db::Tx& tx, UserId id) { return profile_from(db.exec(tx, kProfile, id.value)); }
 
 bool plausible_email(const std::string& email) {
   auto at = email.find('@');
@@ -65,7 +72,7 @@ Profile create_user(db::Db& db, const NewUser& request) {
     auto rows = tx.exec_params("INSERT INTO users (email, name, locale) VALUES ($1, $2, $3) RETURNING id",
                                request.email, request.name, std::string(locale_code(request.locale)));
     db.count();
-    UserId id{rows[0][0].as<std::int64_t>()};
+    UserId id{rows[0][0].template as<std::int64_t>()};
     if (request.initial_balance.value > 0) billing::adjust_wallet(db, tx, id, request.initial_balance, "initial balance");
     return *load(db, tx, id);
   });
@@ -73,6 +80,10 @@ Profile create_user(db::Db& db, const NewUser& request) {
 
 std::optional<Profile> find_profile(db::Db& db, UserId id) {
   return db::read(db, [&](db::Tx& tx) { return load(db, tx, id); });
+}
+
+boost::asio::awaitable<std::optional<Profile>> find_profile(db::AsyncPg& reads, UserId id) {
+  co_return profile_from(co_await reads.query(kProfile, id.value));
 }
 
 std::optional<Profile> adjust_balance(db::Db& db, UserId id, MinorUnits delta, const std::string& note) {

@@ -57,6 +57,7 @@ App::App(const Config& config, const AppOptions& options, storage::OpenedStore s
       counters_(options.counters ? *options.counters : own_counters_),
       ioc_(config.io_threads),
       blocking_(blocking_options(config_), counters_),
+      reads_(ioc_, read_options(config_), counters_),
       ladder_(ladder_options(config_)),
       local_rates_(config_.instances),
       keys_(Seconds{config_.key_cache_ttl_seconds}, clock_),

@@ -77,12 +77,12 @@ std::function<std::string(std::string_view, bool, std::int64_t, std::int64_t)> A
 void App::register_routes(const AppOptions& options) {
   add_open_routes(router_);
   if (options.routes) {
-    options.routes(router_, blocking_);
+    options.routes(router_, blocking_, reads_);
     return;
   }
   docs::register_routes(router_, std::make_shared<const docs::Site>(docs::embedded_files()));
   auth::register_routes(router_, blocking_);
-  account::register_routes(router_, blocking_);
+  account::register_routes(router_, reads_);
   account::register_usage_routes(router_, blocking_);
   billing::register_wallet_routes(router_, blocking_);
   catalog::register_routes(router_, blocking_, catalogue_);
@@ -102,7 +102,7 @@ void App::register_routes(const AppOptions& options) {
                                  {.signer = channel_signer_, .on_granted = [this](db::Resources& r, const realtime::Grant& g) {
                                     return hub_.record_grant(r.redis, g);
                                   }});
-  orders::register_order_read_routes(router_, blocking_);
+  orders::register_order_read_routes(router_, blocking_, reads_);
   orders::register_order_write_routes(
       router_, blocking_,
       {.content_blocked =

@@ -25,6 +25,13 @@ db::BlockingPoolOptions blocking_options(const Config& config) {
           .redis = redis_options(config, "mediagen")};
 }
 
+db::AsyncPgOptions read_options(const Config& config) {
+  return {.url = config.database_url,
+          .limits = connect_limits(config),
+          .connections = static_cast<std::size_t>(config.db_read_connections),
+          .deadline = std::chrono::milliseconds(config.db_request_deadline_ms)};
+}
+
 cache::BanLadderOptions ladder_options(const Config& config) {
   return {.ladder_seconds = config.ban_ladder_seconds,
           .threshold = config.ban_threshold,

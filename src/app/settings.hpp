@@ -5,6 +5,7 @@
 
 #include "mediagen/cache/ban_ladder.hpp"
 #include "mediagen/core/config.hpp"
+#include "mediagen/db/async_pg.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/engines/upstream.hpp"
 #include "mediagen/http/pipeline.hpp"
@@ -17,6 +18,7 @@ namespace mediagen::app {
 cache::RedisOptions redis_options(const Config& config, std::string client_name);
 db::ConnectLimits connect_limits(const Config& config);
 db::BlockingPoolOptions blocking_options(const Config& config);
+db::AsyncPgOptions read_options(const Config& config);
 cache::BanLadderOptions ladder_options(const Config& config);
 realtime::HubOptions hub_options(const Config& config);
 // The channel secret, the same on every instance that shares MEDIAGEN_SECRET.

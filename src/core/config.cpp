@@ -194,6 +194,7 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   read_upstream_settings(c, getenv);
   if (auto v = getenv("MEDIAGEN_CONTENT_POLICY")) c.content_policy = split_list(*v);
   num("MEDIAGEN_DB_POOL_SIZE", c.db_pool_size, 1, 256);
+  num("MEDIAGEN_DB_READ_CONNECTIONS", c.db_read_connections, 1, 256);
   num("MEDIAGEN_INSTANCES", c.instances, 1, 1000);
   num("MEDIAGEN_DB_REQUEST_DEADLINE_MS", c.db_request_deadline_ms, 100, 600000);
   num("MEDIAGEN_DB_STATEMENT_TIMEOUT_MS", c.db_statement_timeout_ms, 100, 3600000);

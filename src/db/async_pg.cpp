@@ -88,13 +88,14 @@ AsyncPg::~AsyncPg() {
 namespace {
 
 // Opens a connection on the calling (connector) thread: blocking, bounded by connect_timeout.
-PGconn* open_blocking(const std::string& conninfo) {
-  PGconn* pg = PQconnectdb(conninfo.c_str());
+// A URL libpq cannot read is Unavailable here, as for the pool (connection.cpp).
+PGconn* open_blocking(const std::string& url, const ConnectLimits& limits) {
+  PGconn* pg = PQconnectdb(connection_string(url, limits).c_str());
   if (!pg) throw Unavailable("out of memory opening a database connection");
   if (PQstatus(pg) != CONNECTION_OK) {
     std::string why = PQerrorMessage(pg);
     PQfinish(pg);
-    throw Unavailable("database connection failed: " + redact_secrets(why, conninfo));
+    throw Unavailable("database connection failed: " + redact_secrets(why, url));
   }
   if (PQsetnonblocking(pg, 1) != 0 || PQenterPipelineMode(pg) != 1) {
     std::string why = PQerrorMessage(pg);
@@ -112,11 +113,11 @@ asio::awaitable<std::unique_ptr<PgConn>> AsyncPg::State::open_one() {
   auto init = [this](auto handler) {
     auto ex = asio::get_associated_executor(handler);
     auto h = std::make_shared<decltype(handler)>(std::move(handler));
-    asio::post(connector, [conninfo = options.conninfo, h = std::move(h), ex]() mutable {
+    asio::post(connector, [url = options.url, limits = options.limits, h = std::move(h), ex]() mutable {
       std::exception_ptr ep;
       PGconn* pg = nullptr;
       try {
-        pg = open_blocking(conninfo);
+        pg = open_blocking(url, limits);
       } catch (...) {
         ep = std::current_exception();
       }

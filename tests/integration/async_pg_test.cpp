@@ -50,7 +50,7 @@ class AsyncPgTest : public MigratedTest {
 
   void open(std::size_t connections, std::chrono::milliseconds deadline = 8s) {
     pg = std::make_unique<db::AsyncPg>(
-        ioc, db::AsyncPgOptions{.conninfo = db::connection_string(db_url, {}), .connections = connections,
+        ioc, db::AsyncPgOptions{.url = db_url, .connections = connections,
                                 .deadline = deadline},
         counters);
   }
@@ -167,8 +167,14 @@ TEST_F(AsyncPgTest, ManyRequestsShareFewConnections) {
 
 TEST_F(AsyncPgTest, AnUnreachableDatabaseIsUnavailable) {
   pg = std::make_unique<db::AsyncPg>(
-      ioc, db::AsyncPgOptions{.conninfo = db::connection_string("postgresql://nobody@127.0.0.1:1/none", {})},
+      ioc, db::AsyncPgOptions{.url = "postgresql://nobody@127.0.0.1:1/none"},
       counters);
+  EXPECT_THROW(on_io(pg->query(kCount)), db::Unavailable);
+  EXPECT_EQ(pg->open_connections(), 0u);
+}
+
+TEST_F(AsyncPgTest, AnUnreadableDatabaseUrlIsUnavailable) {
+  pg = std::make_unique<db::AsyncPg>(ioc, db::AsyncPgOptions{.url = "postgresql://host:notaport/db"}, counters);
   EXPECT_THROW(on_io(pg->query(kCount)), db::Unavailable);
   EXPECT_EQ(pg->open_connections(), 0u);
 }

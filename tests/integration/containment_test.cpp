@@ -36,7 +36,7 @@ class HandlerContainmentTest : public MigratedTest {
     MigratedTest::SetUp();
     if (HasFatalFailure()) return;
     server = std::make_unique<TestServer>(
-        TestServerOptions{db_url, redis_url, prefix}, clock, counters, [](http::Router& router, db::BlockingPool&) {
+        TestServerOptions{db_url, redis_url, prefix}, clock, counters, [](http::Router& router, db::BlockingPool&, db::AsyncPg&) {
           router.add_root(open_route("/boom", [](http::RequestContext&) -> boost::asio::awaitable<Result<http::Reply>> {
             throw std::logic_error("a defect in a handler");
             co_return http::Reply{};

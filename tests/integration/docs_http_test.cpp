@@ -37,7 +37,7 @@ class DocsHttpTest : public MigratedTest {
     files_ = std::move(files);
     auto site = std::make_shared<const docs::Site>(files_);
     server = std::make_unique<TestServer>(TestServerOptions{db_url, redis_url, prefix}, clock, counters,
-                                          [site](http::Router& router, db::BlockingPool&) {
+                                          [site](http::Router& router, db::BlockingPool&, db::AsyncPg&) {
                                             docs::register_routes(router, site);
                                           });
   }

@@ -117,7 +117,7 @@ class HttpMultipartTest : public MigratedTest {
     MigratedTest::SetUp();
     if (HasFatalFailure()) return;
     server = std::make_unique<TestServer>(TestServerOptions{db_url, redis_url, prefix}, clock, counters,
-                                          [](http::Router& router, db::BlockingPool&) {
+                                          [](http::Router& router, db::BlockingPool&, db::AsyncPg&) {
                                             router.add_api(upload_route("/upload", true));
                                             router.add_api(upload_route("/json-only", false));
                                           });

@@ -164,7 +164,7 @@ class HttpServerTest : public MigratedTest {
     config.docs_url = "https://docs.example/api";
     config.developers_url = "https://developers.example";
     config.io_threads = io_thread_count();
-    server = std::make_unique<TestServer>(config, clock, counters, [](http::Router& router, db::BlockingPool&) {
+    server = std::make_unique<TestServer>(config, clock, counters, [](http::Router& router, db::BlockingPool&, db::AsyncPg&) {
       router.add_api(json_route("/echo", 1024));
       router.add_api(json_route("/echo/large", 1 << 20));
       router.add_api(key_route("/whoami", http::Access::scope, auth::Scope::profile_read));

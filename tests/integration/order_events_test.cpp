@@ -476,7 +476,7 @@ class OrderWriteHooksTest : public WorkersTest {
       calls.push_back(std::move(call));
     };
     server = std::make_unique<TestServer>(TestServerOptions{db_url, redis_url, prefix}, clock, counters,
-                                          [options](http::Router& router, db::BlockingPool& pool) {
+                                          [options](http::Router& router, db::BlockingPool& pool, db::AsyncPg&) {
                                             orders::register_order_write_routes(router, pool, options);
                                           });
     key = auth::create_key(*db, {.user = user, .scopes = *auth::preset("automation")}).plaintext;

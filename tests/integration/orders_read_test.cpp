@@ -365,8 +365,8 @@ class OrdersReadHttpTest : public OrdersReadTest {
     OrdersReadTest::SetUp();
     if (HasFatalFailure()) return;
     server = std::make_unique<TestServer>(TestServerOptions{db_url, redis_url, prefix}, clock, counters,
-                                          [](http::Router& router, db::BlockingPool& pool) {
-                                            orders::register_order_read_routes(router, pool);
+                                          [](http::Router& router, db::BlockingPool& pool, db::AsyncPg& reads) {
+                                            orders::register_order_read_routes(router, pool, reads);
                                           });
     port = server->port();
     alice_key = auth::create_key(*db, {.user = alice, .scopes = *auth::preset("read_only")}).plaintext;
@@ -417,6 +417,22 @@ TEST_F(OrdersReadHttpTest, ShowsAnOrderWithItsItems) {
   EXPECT_EQ(data["items"][1]["id"], failed);
   EXPECT_EQ(data["items"][1]["can_retry"], true);
   EXPECT_EQ(data["items"][1]["failure_reason"], "engine_error");
+}
+
+// A waiting order with its items and its queue position: one statement for the whole answer,
+// once the key is cached.
+TEST_F(OrdersReadHttpTest, AnOrderItsItemsAndItsQueuePositionAreOneStatement) {
+  const std::string id = order(alice, "tts", "pending", 30, alice_template);
+  item({.order_id = id, .chunk_index = 0, .status = "pending", .age_seconds = 30});
+  item({.order_id = id, .chunk_index = 1, .status = "pending", .age_seconds = 30});
+  ASSERT_EQ(get("/api/orders/" + id, alice_key).result_int(), 200);  // caches the key
+  const auto before = counters.db_queries.load();
+  const Response r = get("/api/orders/" + id, alice_key);
+  EXPECT_EQ(counters.db_queries.load() - before, 1u);
+  ASSERT_EQ(r.result_int(), 200) << r.body();
+  const json data = data_of(r);
+  EXPECT_EQ(data["items"].size(), 2u);
+  EXPECT_EQ(data["queue_position"], 1);
 }
 
 TEST_F(OrdersReadHttpTest, AnswersTheSame404ForForeignMissingAndMalformedOrders) {

@@ -94,7 +94,7 @@ class RealtimeAuthTest : public MigratedTest {
     bob = account::create_user(*db, {.email = "bob-" + random_hex(4) + "@example.com"}).id;
     server = std::make_unique<TestServer>(
         TestServerOptions{db_url, redis_url, prefix}, clock, counters,
-        [this](http::Router& router, db::BlockingPool& pool) {
+        [this](http::Router& router, db::BlockingPool& pool, db::AsyncPg&) {
           realtime::register_auth_routes(router, pool,
                                          {.signer = signer, .on_granted = [this](db::Resources&, const Grant& g) {
                                             std::lock_guard lock(grants_mutex);

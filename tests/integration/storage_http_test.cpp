@@ -84,7 +84,7 @@ class StorageHttpTest : public MigratedTest {
 
     server = std::make_unique<TestServer>(
         TestServerOptions{db_url, redis_url, prefix}, clock, counters,
-        [this](http::Router& router, db::BlockingPool& pool) {
+        [this](http::Router& router, db::BlockingPool& pool, db::AsyncPg&) {
           storage::register_routes(
               router, pool,
               {.store = *store,

@@ -69,7 +69,7 @@ class S3HttpTest : public MigratedTest {
       };
     }
     server = std::make_unique<TestServer>(TestServerOptions{db_url, redis_url, prefix}, clock, counters,
-                                          [options](http::Router& router, db::BlockingPool& pool) {
+                                          [options](http::Router& router, db::BlockingPool& pool, db::AsyncPg&) {
                                             storage::register_routes(router, pool, options);
                                           });
   }

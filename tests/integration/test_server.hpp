@@ -19,6 +19,7 @@ class Metrics;
 }  // namespace mediagen::http
 namespace mediagen::db {
 class BlockingPool;
+class AsyncPg;
 }
 namespace mediagen::cache {
 class BanList;
@@ -37,7 +38,7 @@ struct TestServerOptions {
 
 class TestServer {
  public:
-  using RegisterRoutes = std::function<void(http::Router&, db::BlockingPool&)>;
+  using RegisterRoutes = std::function<void(http::Router&, db::BlockingPool&, db::AsyncPg&)>;
 
   // The settings of a test server, for a test to adjust: free loopback ports, one I/O thread,
   // two blocking-pool threads, 64 connections, a 60 s key cache, a ban threshold no test

@@ -3,11 +3,17 @@
 #include <optional>
 #include <string>
 
+#include <boost/asio/awaitable.hpp>
+
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/ids.hpp"
 #include "mediagen/core/message.hpp"
 #include "mediagen/core/money.hpp"
 #include "mediagen/db/db.hpp"
+
+namespace mediagen::db {
+class AsyncPg;
+}
 
 namespace mediagen::account {
 
@@ -42,6 +48,8 @@ struct NewUser {
 // Throws std::invalid_argument for a malformed or already used email.
 Profile create_user(db::Db& db, const NewUser& request);
 std::optional<Profile> find_profile(db::Db& db, UserId id);
+// The same read from the I/O threads (GET /user).
+boost::asio::awaitable<std::optional<Profile>> find_profile(db::AsyncPg& reads, UserId id);
 // Credits (or, negative, debits) the balance through the ledger; nullopt when no such user.
 // Throws billing::InsufficientBalance when a debit would go below zero.
 std::optional<Profile> adjust_balance(db::Db& db, UserId id, MinorUnits delta, const std::string& note);

@@ -28,6 +28,7 @@
 #include "mediagen/core/config.hpp"
 #include "mediagen/core/counters.hpp"
 #include "mediagen/core/signed_message.hpp"
+#include "mediagen/db/async_pg.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/engines/speech.hpp"
 #include "mediagen/engines/music.hpp"
@@ -58,7 +59,7 @@ struct AppOptions {
   InfraCounters* counters = nullptr;
   // Replaces the domain routes (the open /healthz stays): a test serves the routes it
   // registers, with hooks of its own.
-  std::function<void(http::Router&, db::BlockingPool&)> routes;
+  std::function<void(http::Router&, db::BlockingPool&, db::AsyncPg&)> routes;
 };
 
 class App;
@@ -115,6 +116,7 @@ class App {
   // Before every part its coroutine frames point into: destroyed after them.
   boost::asio::io_context ioc_;
   db::BlockingPool blocking_;
+  db::AsyncPg reads_;  // the GET routes' reads, from the I/O threads
   cache::BanList bans_;
   cache::BanLadder ladder_;
   cache::LocalRateWindows local_rates_;

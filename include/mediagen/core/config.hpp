@@ -71,6 +71,9 @@ struct Config {
   int upstream_breaker_failures = 5;
   std::int64_t upstream_breaker_open_ms = 30000;
   int db_pool_size = 8;
+  // Connections of the reads served from the I/O threads (GET /orders/{id}, GET /user), beside
+  // the pool's.
+  int db_read_connections = 4;
   // Instances sharing this database and Redis: with Redis unreachable, each admits its share of a
   // key's request windows (limit / instances).
   int instances = 1;

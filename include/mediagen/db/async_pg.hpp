@@ -79,7 +79,8 @@ PgQuery pg_query(const Statement& st, const Args&... args) {
 }
 
 struct AsyncPgOptions {
-  std::string conninfo;  // connection_string(url, limits): the same limits as the pool's
+  std::string url;  // the database URL (made a connection string with the limits when used)
+  ConnectLimits limits;
   std::size_t connections = 4;
   // A request's wait for its answer, the wait for a free connection included.
   std::chrono::milliseconds deadline{8000};

@@ -3,18 +3,25 @@
 // 404 (malformed id, no such row, another account's order, an item of another order), so an
 // id never tells whether it exists elsewhere. Items come with can_retry / can_regenerate
 // computed by the same rules the retry and regenerate operations enforce.
-// All functions run blocking SQL: call them inside BlockingPool::run.
+// The functions on db::Db run blocking SQL: call them inside BlockingPool::run. Those on
+// db::AsyncPg are the same reads from the I/O threads, for the GET routes.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <boost/asio/awaitable.hpp>
+
 #include "mediagen/core/api_error.hpp"
 #include "mediagen/core/ids.hpp"
 #include "mediagen/db/db.hpp"
 #include "mediagen/orders/text.hpp"
 #include "mediagen/orders/order.hpp"
+
+namespace mediagen::db {
+class AsyncPg;
+}
 
 namespace mediagen::orders {
 
@@ -28,6 +35,8 @@ std::vector<Item> load_items(db::Db& db, db::Tx& tx, const OrderId& order_id);
 
 // The caller's own order; 404 otherwise.
 Result<Order> find_own_order(db::Db& db, UserId user, const OrderId& order_id, bool with_items);
+// With its items and queue position, in one statement.
+boost::asio::awaitable<Result<Order>> find_own_order(db::AsyncPg& pg, UserId user, OrderId order_id);
 
 inline constexpr std::int64_t kDefaultOrdersPerPage = 20;
 inline constexpr std::int64_t kMaxOrdersPerPage = 100;
@@ -56,6 +65,7 @@ OrderPage list_orders(db::Db& db, UserId user, const OrderFilter& filter);
 
 // One item of the caller's own order, flags set; 404 otherwise.
 Result<Item> find_own_item(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id);
+boost::asio::awaitable<Result<Item>> find_own_item(db::AsyncPg& pg, UserId user, OrderId order_id, ItemId item_id);
 
 // GET /orders/{order}/items/{item}/text: the current text and its measures (see
 // ChunkTextFields). 404 as find_own_item; 422 input_expired once retention removed the text.
@@ -64,6 +74,7 @@ struct ItemText {
   ChunkTextFields fields;
 };
 Result<ItemText> item_text(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id);
+boost::asio::awaitable<Result<ItemText>> item_text(db::AsyncPg& pg, UserId user, OrderId order_id, ItemId item_id);
 
 }  // namespace mediagen::orders
 
@@ -192,6 +203,8 @@ std::optional<realtime::Event> order_snapshot(db::Db& db, const OrderId& order_i
 #include <optional>
 #include <vector>
 
+#include <boost/asio/awaitable.hpp>
+
 #include "mediagen/core/api_error.hpp"
 
 namespace mediagen::orders {
@@ -234,6 +247,6 @@ namespace mediagen::orders {
 // GET /orders, GET /orders/{order}, GET /orders/{order}/items, GET /orders/{order}/items/{item},
 // GET /orders/{order}/items/{item}/text (spec 4.1, 4.2), all with orders.read. Orders have no
 // update or delete: PUT, PATCH and DELETE /orders/{order} answer 405 from the router.
-void register_order_read_routes(http::Router& router, db::BlockingPool& pool);
+void register_order_read_routes(http::Router& router, db::BlockingPool& pool, db::AsyncPg& reads);
 
 }  // namespace mediagen::orders

@@ -1,7 +1,9 @@
-// HTTP of the order reads (spec 4.1, 4.2): parse, read on the blocking pool, render.
+// HTTP of the order reads (spec 4.1, 4.2): parse, read (one order from the I/O thread, the list
+// on the blocking pool), render.
 #include <string>
 #include <vector>
 
+#include "mediagen/db/async_pg.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/query.hpp"
 #include "mediagen/http/router.hpp"
@@ -68,66 +70,61 @@ asio::awaitable<Result<http::Reply>> list(db::BlockingPool& pool, http::RequestC
   co_return http::Reply{.data_json = order_page_json(page, ctx.tz)};
 }
 
-// The caller's order of the path with its items, read on the pool.
-asio::awaitable<Result<Order>> own_order(db::BlockingPool& pool, http::RequestContext& ctx) {
+// The caller's order of the path with its items, read from the I/O thread in one statement.
+asio::awaitable<Result<Order>> own_order(db::AsyncPg& pg, http::RequestContext& ctx) {
   auto id = path_id<OrderId>(ctx, "order");
   if (!id) co_return id.error();
-  auto read = [user = ctx.principal->user_id, id = std::move(*id)](db::Resources& r) {
-    return find_own_order(r.db, user, id, /*with_items=*/true);
-  };
-  Result<Order> order = co_await pool.run(std::move(read));
-  co_return order;
+  co_return co_await find_own_order(pg, ctx.principal->user_id, std::move(*id));
 }
 
-asio::awaitable<Result<http::Reply>> show(db::BlockingPool& pool, http::RequestContext& ctx) {
-  Result<Order> order = co_await own_order(pool, ctx);
+asio::awaitable<Result<http::Reply>> show(db::AsyncPg& pg, http::RequestContext& ctx) {
+  Result<Order> order = co_await own_order(pg, ctx);
   if (!order) co_return order.error();
   co_return http::Reply{.data_json = order_json(*order, ctx.tz, WithItems::yes)};
 }
 
-asio::awaitable<Result<http::Reply>> items(db::BlockingPool& pool, http::RequestContext& ctx) {
-  Result<Order> order = co_await own_order(pool, ctx);
+asio::awaitable<Result<http::Reply>> items(db::AsyncPg& pg, http::RequestContext& ctx) {
+  Result<Order> order = co_await own_order(pg, ctx);
   if (!order) co_return order.error();
   co_return http::Reply{.data_json = items_json(order->items, ctx.tz)};
 }
 
-asio::awaitable<Result<http::Reply>> item(db::BlockingPool& pool, http::RequestContext& ctx) {
+asio::awaitable<Result<http::Reply>> item(db::AsyncPg& pg, http::RequestContext& ctx) {
   auto order_id = path_id<OrderId>(ctx, "order");
   auto item_id = path_id<ItemId>(ctx, "item");
   if (!order_id || !item_id) co_return ApiError::not_found();
-  auto read = [user = ctx.principal->user_id, order_id = std::move(*order_id), item_id = std::move(*item_id)](
-                  db::Resources& r) { return find_own_item(r.db, user, order_id, item_id); };
-  Result<Item> found = co_await pool.run(std::move(read));
+  Result<Item> found = co_await find_own_item(pg, ctx.principal->user_id, std::move(*order_id), std::move(*item_id));
   if (!found) co_return found.error();
   co_return http::Reply{.data_json = item_json(*found, ctx.tz)};
 }
 
-asio::awaitable<Result<http::Reply>> text(db::BlockingPool& pool, http::RequestContext& ctx) {
+asio::awaitable<Result<http::Reply>> text(db::AsyncPg& pg, http::RequestContext& ctx) {
   auto order_id = path_id<OrderId>(ctx, "order");
   auto item_id = path_id<ItemId>(ctx, "item");
   if (!order_id || !item_id) co_return ApiError::not_found();
-  auto read = [user = ctx.principal->user_id, order_id = std::move(*order_id), item_id = std::move(*item_id)](
-                  db::Resources& r) { return item_text(r.db, user, order_id, item_id); };
-  Result<ItemText> found = co_await pool.run(std::move(read));
+  Result<ItemText> found = co_await item_text(pg, ctx.principal->user_id, std::move(*order_id), std::move(*item_id));
   if (!found) co_return found.error();
   co_return http::Reply{.data_json = item_text_json(*found)};
 }
 
-using Reader = asio::awaitable<Result<http::Reply>> (*)(db::BlockingPool&, http::RequestContext&);
+template <class Source>
+using Reader = asio::awaitable<Result<http::Reply>> (*)(Source&, http::RequestContext&);
 
-void add_get(http::Router& router, db::BlockingPool& pool, std::string pattern, Reader reader) {
+template <class Source>
+void add_get(http::Router& router, Source& source, std::string pattern, Reader<Source> reader) {
   router.add_api(http::scoped_get(std::move(pattern), auth::Scope::orders_read,
-                                  [&pool, reader](http::RequestContext& ctx) { return reader(pool, ctx); }));
+                                  [&source, reader](http::RequestContext& ctx) { return reader(source, ctx); }));
 }
 
 }  // namespace
 
-void register_order_read_routes(http::Router& router, db::BlockingPool& pool) {
+void register_order_read_routes(http::Router& router, db::BlockingPool& pool, db::AsyncPg& reads) {
+  // The list counts, then reads a page, in one transaction: it stays on the pool.
   add_get(router, pool, "/orders", &list);
-  add_get(router, pool, "/orders/{order}", &show);
-  add_get(router, pool, "/orders/{order}/items", &items);
-  add_get(router, pool, "/orders/{order}/items/{item}", &item);
-  add_get(router, pool, "/orders/{order}/items/{item}/text", &text);
+  add_get(router, reads, "/orders/{order}", &show);
+  add_get(router, reads, "/orders/{order}/items", &items);
+  add_get(router, reads, "/orders/{order}/items/{item}", &item);
+  add_get(router, reads, "/orders/{order}/items/{item}/text", &text);
 }
 
 }  // namespace mediagen::orders

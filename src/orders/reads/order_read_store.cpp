@@ -11,6 +11,7 @@
 
 #include "order_row_store.hpp"
 #include "mediagen/core/ascii.hpp"
+#include "mediagen/db/async_pg.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::orders {
@@ -69,9 +70,10 @@ const db::Statement kItemText{
     " FROM order_items i JOIN orders o ON o.id = i.order_id"
     " WHERE i.id = $2::uuid AND i.order_id = $1::uuid AND o.user_id = $3"};
 
-std::vector<std::string> paths_of(const pqxx::field& f) {
+template <class Field>
+std::vector<std::string> paths_of(const Field& f) {
   std::vector<std::string> out;
-  const auto doc = nlohmann::json::parse(f.c_str(), nullptr, false);
+  const nlohmann::json doc = nlohmann::json::parse(f.c_str(), nullptr, false);
   if (!doc.is_array()) return out;
   for (const auto& path : doc) {
     if (path.is_string()) out.push_back(path.get<std::string>());
@@ -86,29 +88,33 @@ E known(std::optional<E> value, const char* what) {
   return *value;
 }
 
-std::size_t size_of(const pqxx::field& f) { return static_cast<std::size_t>(f.as<std::int64_t>()); }
+template <class Field>
+std::size_t size_of(const Field& f) {
+  return static_cast<std::size_t>(f.template as<std::int64_t>());
+}
 
 }  // namespace
 
-Order order_from_row(const pqxx::row& r) {
+template <class Row>
+Order order_from_row(const Row& r) {
   Order o;
-  o.id = r[0].as<std::string>();
-  o.user_id = UserId{r[1].as<std::int64_t>()};
+  o.id = r[0].template as<std::string>();
+  o.user_id = UserId{r[1].template as<std::int64_t>()};
   o.task_type = parse_task_type(r[2].c_str()).value_or(TaskType::tts);  // the column is the enum
   o.status = known(order_status_from_string(r[3].c_str()), "order status");
-  o.service_key = r[4].as<std::string>();
+  o.service_key = r[4].template as<std::string>();
   o.template_id = db::optional_of<std::string>(r[5]);
-  o.config_override_json = r[6].as<std::string>();
-  o.generation_mode = r[7].as<std::string>();
-  o.price_units = r[8].as<std::int64_t>();
-  o.tokens_from_quota = r[9].as<std::int64_t>();
-  o.tokens_from_payg = r[10].as<std::int64_t>();
+  o.config_override_json = r[6].template as<std::string>();
+  o.generation_mode = r[7].template as<std::string>();
+  o.price_units = r[8].template as<std::int64_t>();
+  o.tokens_from_quota = r[9].template as<std::int64_t>();
+  o.tokens_from_payg = r[10].template as<std::int64_t>();
   o.result_files = paths_of(r[11]);
   o.result_service_files = paths_of(r[12]);
   o.result_duration_ms = db::optional_of<std::int64_t>(r[13]);
   o.retry_of = db::optional_of<std::string>(r[14]);
-  o.stitching = r[15].as<bool>();
-  o.files_removed = r[16].as<bool>();
+  o.stitching = r[15].template as<bool>();
+  o.files_removed = r[16].template as<bool>();
   o.created_at = db::time_from_micros(r[17]);
   o.updated_at = db::time_from_micros(r[18]);
   if (!r[19].is_null()) o.failure_reason = known(order_failure_from_string(r[19].c_str()), "order failure reason");
@@ -116,23 +122,24 @@ Order order_from_row(const pqxx::row& r) {
   return o;
 }
 
-Item item_from_row(const pqxx::row& r) {
+template <class Row>
+Item item_from_row(const Row& r) {
   Item i;
-  i.id = r[0].as<std::string>();
-  i.order_id = r[1].as<std::string>();
+  i.id = r[0].template as<std::string>();
+  i.order_id = r[1].template as<std::string>();
   i.type = known(item_type_from_string(r[2].c_str()), "item type");
-  i.chunk_index = r[3].as<int>();
+  i.chunk_index = r[3].template as<int>();
   i.paragraph_index = db::optional_of<int>(r[4]);
   i.parent_item_id = db::optional_of<std::string>(r[5]);
-  i.attempt_number = r[6].as<int>();
+  i.attempt_number = r[6].template as<int>();
   i.status = known(item_status_from_string(r[7].c_str()), "item status");
   i.failure_reason = db::optional_of<std::string>(r[8]);
-  i.text_removed = r[9].as<bool>();
-  i.original_text_length = r[10].as<int>();
-  i.current_text_length = r[11].as<int>();
-  i.price_units = r[12].as<std::int64_t>();
-  i.consumed_units = r[13].as<std::int64_t>();
-  i.remaining_locked = r[14].as<std::int64_t>();
+  i.text_removed = r[9].template as<bool>();
+  i.original_text_length = r[10].template as<int>();
+  i.current_text_length = r[11].template as<int>();
+  i.price_units = r[12].template as<std::int64_t>();
+  i.consumed_units = r[13].template as<std::int64_t>();
+  i.remaining_locked = r[14].template as<std::int64_t>();
   i.result_path = db::optional_of<std::string>(r[15]);
   i.result_size = db::optional_of<std::int64_t>(r[16]);
   i.duration_ms = db::optional_of<std::int64_t>(r[17]);
@@ -161,19 +168,53 @@ std::optional<Order> load_order(db::Db& db, db::Tx& tx, const OrderId& order_id,
   return order;
 }
 
+namespace {
+
+// The rows of kOwnOrderWithItems: the order, its items (flags set) and its queue position.
+template <class Rows>
+std::optional<Order> own_order_from_rows(const Rows& rows) {
+  if (rows.empty()) return std::nullopt;
+  Order found = order_from_row(rows[0].slice(0, kOrderColumns));
+  for (const auto& r : rows) {
+    if (!r[kOrderColumns].is_null()) found.items.push_back(item_from_row(r.slice(kOrderColumns, kOrderColumns + kItemColumns)));
+  }
+  apply_item_flags(found, found.items);
+  found.queue_position = db::optional_of<std::int64_t>(rows[0][kOrderColumns + kItemColumns]);
+  return found;
+}
+
+template <class Rows>
+Result<ItemText> item_text_from_rows(const Rows& rows) {
+  if (rows.empty()) return ApiError::not_found();
+  const auto& r = rows[0];
+  if (r[0].is_null()) return ApiError::refused(Reason::input_expired);
+  ItemText out;
+  out.text = r[0].template as<std::string>();
+  out.fields.length = size_of(r[1]);
+  out.fields.original_text_length = size_of(r[2]);
+  out.fields.free_length = size_of(r[3]);
+  out.fields.billable_length = size_of(r[4]);
+  out.fields.max_billable_length = size_of(r[5]);
+  out.fields.max_raw_length = size_of(r[6]);
+  out.fields.capacity_unit = known(capacity_unit_from_string(r[7].c_str()), "capacity unit");
+  out.fields.raw_length = size_of(r[8]);
+  out.fields.surcharge_applies = out.fields.billable_length > out.fields.free_length;
+  return out;
+}
+
+Result<Item> item_of(Result<Order> order, const ItemId& item_id) {
+  if (!order) return order.error();
+  for (auto& item : order->items) {
+    if (item.id == item_id.str()) return std::move(item);  // both lowercase
+  }
+  return ApiError::not_found();
+}
+
+}  // namespace
+
 Result<Order> find_own_order(db::Db& db, UserId user, const OrderId& order_id, bool with_items) {
   auto order = db::read(db, [&](db::Tx& tx) -> std::optional<Order> {
-    if (with_items) {
-      const auto rows = db.exec(tx, kOwnOrderWithItems, order_id.str(), user.value);
-      if (rows.empty()) return std::nullopt;
-      Order found = order_from_row(rows[0].slice(0, kOrderColumns));
-      for (const auto& r : rows) {
-        if (!r[kOrderColumns].is_null()) found.items.push_back(item_from_row(r.slice(kOrderColumns, kOrderColumns + kItemColumns)));
-      }
-      apply_item_flags(found, found.items);
-      found.queue_position = db::optional_of<std::int64_t>(rows[0][kOrderColumns + kItemColumns]);
-      return found;
-    }
+    if (with_items) return own_order_from_rows(db.exec(tx, kOwnOrderWithItems, order_id.str(), user.value));
     auto found = load_order(db, tx, order_id, /*with_items=*/false);
     // Another account's order is "not found" too: the answer never says whether an id exists.
     if (!found || found->user_id != user) return std::nullopt;
@@ -181,6 +222,20 @@ Result<Order> find_own_order(db::Db& db, UserId user, const OrderId& order_id, b
   });
   if (!order) return ApiError::not_found();
   return std::move(*order);
+}
+
+boost::asio::awaitable<Result<Order>> find_own_order(db::AsyncPg& pg, UserId user, OrderId order_id) {
+  auto order = own_order_from_rows(co_await pg.query(kOwnOrderWithItems, order_id.str(), user.value));
+  if (!order) co_return ApiError::not_found();
+  co_return std::move(*order);
+}
+
+boost::asio::awaitable<Result<Item>> find_own_item(db::AsyncPg& pg, UserId user, OrderId order_id, ItemId item_id) {
+  co_return item_of(co_await find_own_order(pg, user, std::move(order_id)), item_id);
+}
+
+boost::asio::awaitable<Result<ItemText>> item_text(db::AsyncPg& pg, UserId user, OrderId order_id, ItemId item_id) {
+  co_return item_text_from_rows(co_await pg.query(kItemText, order_id.str(), item_id.str(), user.value));
 }
 
 OrderPage list_orders(db::Db& db, UserId user, const OrderFilter& filter) {
@@ -201,7 +256,7 @@ OrderPage list_orders(db::Db& db, UserId user, const OrderFilter& filter) {
   db::transact(db, [&](db::Tx& tx) {
     const auto counted = status ? db.exec(tx, kCountStatus, user.value, template_id, types, *status)
                                 : db.exec(tx, kCount, user.value, template_id, types);
-    out.total = counted[0][0].as<std::int64_t>();
+    out.total = counted[0][0].template as<std::int64_t>();
     // Beyond the last page: an empty page (the offset is never computed, so it cannot overflow).
     if (filter.page - 1 < out.last_page() && out.total > 0) {
       const std::int64_t offset = (filter.page - 1) * filter.per_page;
@@ -216,35 +271,18 @@ OrderPage list_orders(db::Db& db, UserId user, const OrderFilter& filter) {
 }
 
 Result<Item> find_own_item(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id) {
-  auto order = find_own_order(db, user, order_id, /*with_items=*/true);
-  if (!order) return order.error();
-  for (auto& item : order->items) {
-    if (item.id == item_id.str()) {  // both lowercase
-      return std::move(item);
-    }
-  }
-  return ApiError::not_found();
+  return item_of(find_own_order(db, user, order_id, /*with_items=*/true), item_id);
 }
 
 Result<ItemText> item_text(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id) {
-  const auto rows = db::read(db, [&](db::Tx& tx) {
+  return item_text_from_rows(db::read(db, [&](db::Tx& tx) {
     return db.exec(tx, kItemText, order_id.str(), item_id.str(), user.value);
-  });
-  if (rows.empty()) return ApiError::not_found();
-  const auto& r = rows[0];
-  if (r[0].is_null()) return ApiError::refused(Reason::input_expired);
-  ItemText out;
-  out.text = r[0].as<std::string>();
-  out.fields.length = size_of(r[1]);
-  out.fields.original_text_length = size_of(r[2]);
-  out.fields.free_length = size_of(r[3]);
-  out.fields.billable_length = size_of(r[4]);
-  out.fields.max_billable_length = size_of(r[5]);
-  out.fields.max_raw_length = size_of(r[6]);
-  out.fields.capacity_unit = known(capacity_unit_from_string(r[7].c_str()), "capacity unit");
-  out.fields.raw_length = size_of(r[8]);
-  out.fields.surcharge_applies = out.fields.billable_length > out.fields.free_length;
-  return out;
+  }));
 }
+
+template Order order_from_row(const pqxx::row&);
+template Order order_from_row(const db::PgRow&);
+template Item item_from_row(const pqxx::row&);
+template Item item_from_row(const db::PgRow&);
 
 }  // namespace mediagen::orders

@@ -28,8 +28,11 @@ namespace mediagen::orders {
 inline constexpr pqxx::row::size_type kOrderColumns = 21;
 inline constexpr pqxx::row::size_type kItemColumns = 20;
 
-// `r` holds exactly the columns above, in their order.
-Order order_from_row(const pqxx::row& r);
-Item item_from_row(const pqxx::row& r);
+// `r` holds exactly the columns above, in their order: a libpqxx row, or a db::PgRow of a read
+// from the I/O threads (both are instantiated in order_read_store.cpp).
+template <class Row>
+Order order_from_row(const Row& r);
+template <class Row>
+Item item_from_row(const Row& r);
 
 }  // namespace mediagen::orders
