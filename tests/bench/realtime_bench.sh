@@ -10,8 +10,9 @@
 #   fan-out    1,000 subscribers of one order channel, 200 events of 164 bytes sent back to back;
 #              deliveries per second, from the first trigger to the last receipt.  Target >= 2x.
 #   delay      500 subscribers, one event a second for 20 s; p95 of the time from the trigger
-#              (mediagen: Redis PUBLISH on {prefix}realtime with origin "bench"; stand-in: a line
-#              on its trigger port) to the receipt.                    Target p95 <= 5 ms.
+#              (mediagen: Redis PUBLISH on {prefix}realtime with origin "bench", signed with the
+#              key the server derives from MEDIAGEN_SECRET, as its own instances sign; stand-in: a
+#              line on its trigger port) to the receipt.               Target p95 <= 5 ms.
 #   idle       50,000 subscribed sockets held; server RSS per socket, (after - before) / N.
 #                                                                      Target <= 10 KiB each.
 # The idle part needs one descriptor per socket in the server: it holds as many as the file
@@ -149,7 +150,8 @@ log "mediagen ($bin, ${MEDIAGEN_IO_THREADS:-1} I/O thread(s)) listens on $public
 
 common="\"appKey\":\"$app_key\",\"secret\":\"$secret\",\"idleSockets\":$idle_sockets,\"procs\":$procs,\"latencySeconds\":$delay_seconds"
 node "$bench_js/bench.mjs" "{\"name\":\"mediagen\",\"host\":\"${public%:*}\",\"port\":${public##*:},\"pid\":$server_pid,$common,
-  \"addressBase\":2,\"trigger\":{\"kind\":\"redis\",\"host\":\"127.0.0.1\",\"port\":$redis_port,\"channel\":\"${redis_prefix}realtime\"}}" \
+  \"addressBase\":2,\"trigger\":{\"kind\":\"redis\",\"host\":\"127.0.0.1\",\"port\":$redis_port,\"channel\":\"${redis_prefix}realtime\",
+  \"secret\":\"$MEDIAGEN_SECRET\"}}" \
   >"$work/mediagen.json" || die "the mediagen run failed"
 stop_pid "$server_pid"
 server_pid=""

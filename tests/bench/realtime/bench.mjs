@@ -3,8 +3,9 @@
 //
 //   node bench.mjs '<json options>'
 // Options: name, host, port, appKey, secret, pid (the server's, for its resident size),
-//   trigger: {kind: "redis", host, port, channel} (PUBLISH "bench <frame>") or
-//            {kind: "tcp", host, port} (one frame per line),
+//   trigger: {kind: "redis", host, port, channel, secret} (PUBLISH "bench <frame>", signed like
+//            the server's own fan-out messages with the key derived from secret, the server's
+//            MEDIAGEN_SECRET) or {kind: "tcp", host, port} (one frame per line),
 //   connectCount (1000), fanoutSubscribers (1000), fanoutEvents (200), latencySubscribers (500),
 //   latencySeconds (20), idleSockets (50000), perProcess (10000: sockets per client process),
 //   procs (2: client processes for the throughput parts), addressBase (2: 127.0.0.<n> onwards).
@@ -102,10 +103,22 @@ async function openAll(clients) {
 
 // --- triggers
 
+// The server drops fan-out messages not signed with the key every instance derives from
+// MEDIAGEN_SECRET (src/realtime/fanout_signature.hpp, src/core/signed_message.cpp):
+//   key     = hex(HMAC-SHA256(secret, "mediagen realtime fan-out v1"))  (the hex text is the key)
+//   payload = hex(HMAC-SHA256(key, message)) + " " + message             (lower-case hex)
+const FANOUT_KEY_LABEL = 'mediagen realtime fan-out v1';
+const fanoutKey = (secret) => crypto.createHmac('sha256', secret).update(FANOUT_KEY_LABEL).digest('hex');
+const signFanout = (key, message) => `${crypto.createHmac('sha256', key).update(message).digest('hex')} ${message}`;
+
 class Trigger {
   static async open(spec) {
     const t = new Trigger();
     t.spec = spec;
+    if (spec.kind === 'redis') {
+      if (!spec.secret) throw new Error('the redis trigger needs the server\'s secret to sign its messages');
+      t.key = fanoutKey(spec.secret);
+    }
     t.sock = net.createConnection({ host: spec.host, port: spec.port });
     t.sock.setNoDelay(true);
     t.replies = 0;
@@ -131,7 +144,7 @@ class Trigger {
 
   send(frame) {
     if (this.spec.kind === 'redis') {
-      const args = ['PUBLISH', this.spec.channel, `bench ${frame}`];
+      const args = ['PUBLISH', this.spec.channel, signFanout(this.key, `bench ${frame}`)];
       let cmd = `*${args.length}\r\n`;
       for (const a of args) cmd += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
       this.sock.write(cmd);
