@@ -78,7 +78,7 @@ stop_redis() {
   rm -f "$dir/redis.pid"
 }
 
-# free_port: an unused TCP port on loopback.
+# free_port: an unused TCP port on loopback, below the ephemeral range (free_port.py says why).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+  python3 "$(dirname "${BASH_SOURCE[0]}")/free_port.py"
 }

@@ -116,18 +116,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# A loopback TCP port nobody listens on right now.
-pick_port() {
-  local port
-  for _ in $(seq 1 200); do
-    port=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      printf '%s\n' "$port"
-      return 0
-    fi
-  done
-  return 1
-}
+# A free loopback TCP port below the ephemeral range (scripts/lib/free_port.py says why).
+pick_port() { python3 "$repo_root/scripts/lib/free_port.py"; }
 
 # Value of a top-level scalar field in a one-line JSON document (numbers and
 # plain strings only; enough for the CLI outputs used here).
