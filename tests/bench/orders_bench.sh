@@ -128,17 +128,34 @@ mkdir -p "$MEDIAGEN_STORAGE_DIR"
 # The CLI against one database.
 mg() { local db="$1"; shift; MEDIAGEN_DATABASE_URL="$(db_url "$db")" "$bin" "$@"; }
 
+# new_database NAME [seeded]: a copy of a migrated database (seeded: of a copy of it that also ran
+# seed-demo), both made once: a migration or a seed-demo run takes seconds, more in a sanitizer
+# build, a copy a fraction of one.
+have_template=0 have_seeded=0
 new_database() {
-  q postgres -c "CREATE DATABASE $1" >/dev/null
-  mg "$1" migrate >"$work/migrate-$1.out" 2>&1 || { cat "$work/migrate-$1.out" >&2; die "migrate of $1 failed"; }
+  local from=mg_template
+  if ((!have_template)); then
+    q postgres -c "CREATE DATABASE mg_template" >/dev/null
+    mg mg_template migrate >"$work/migrate.out" 2>&1 || { cat "$work/migrate.out" >&2; die "migrate failed"; }
+    have_template=1
+  fi
+  if [[ "${2:-}" == seeded ]]; then
+    if ((!have_seeded)); then
+      q postgres -c "CREATE DATABASE mg_seeded TEMPLATE mg_template" >/dev/null
+      mg mg_seeded admin seed-demo --skip-voice-features >/dev/null || die "seed-demo failed"
+      have_seeded=1
+    fi
+    from=mg_seeded
+  fi
+  q postgres -c "CREATE DATABASE $1 TEMPLATE $from" >/dev/null
 }
 
 # Creates a user with a balance that never runs out and a full key; prints "id key".
 new_user() {
   local db="$1" out id key
-  out="$(mg "$db" admin user create --email "bench-$(random_hex 6)@example.com" --name Bench)" || die "user create failed"
+  out="$(mg "$db" admin user create --email "bench-$(random_hex 6)@example.com" --name Bench \
+    --balance 1000000000000000)" || die "user create failed"
   id="$(json_get id <<<"$out")"
-  mg "$db" admin user balance --user "$id" --add 1000000000000000 >/dev/null || die "user balance failed"
   out="$(mg "$db" admin key create --user "$id" --preset full --name bench)" || die "key create failed"
   key="$(json_get key <<<"$out")"
   echo "$id $key"
@@ -298,8 +315,7 @@ declare -A R  # results for the summary
 
 # ---------------------------------------------------------------- G5 + G3 ----
 if has_part g5 || has_part g3; then
-  new_database mg_orders
-  mg mg_orders admin seed-demo --skip-voice-features >/dev/null || die "seed-demo failed"
+  new_database mg_orders seeded
   users=(); keys=()
   for _ in 1 2 3 4 5 6 7 8; do
     read -r id key < <(new_user mg_orders)
@@ -546,8 +562,7 @@ fi
 
 # ---------------------------------------------------------------------- G7 ----
 if has_part g7; then
-  new_database mg_speech
-  mg mg_speech admin seed-demo --skip-voice-features >/dev/null || die "seed-demo failed"
+  new_database mg_speech seeded
   read -r _ speech_key < <(new_user mg_speech)
   make_text 5000 ordinary >"$work/speech.txt"
   speech_chars="$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").read()))' "$work/speech.txt")"
