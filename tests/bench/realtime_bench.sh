@@ -138,9 +138,12 @@ mkdir -p "$MEDIAGEN_STORAGE_DIR"
 "$bin" migrate >"$work/migrate.out" 2>&1 || { cat "$work/migrate.out" >&2; die "migrate failed"; }
 
 # ------------------------------------------------------------------ mediagen ----
+# Each client process connects from one address, up to 10,000 sockets: the per-address cap is
+# lifted with the total one (the stand-in has neither).
 err="$work/serve.err"
 MEDIAGEN_PUSHER_APP_KEY="$app_key" MEDIAGEN_PUSHER_SECRET="$secret" MEDIAGEN_WORKERS=0 \
   MEDIAGEN_IO_THREADS="${MEDIAGEN_IO_THREADS:-1}" MEDIAGEN_WS_MAX_CONNECTIONS=$((idle_sockets + 5000)) \
+  MEDIAGEN_WS_MAX_CONNECTIONS_PER_ADDRESS=$((idle_sockets + 5000)) \
   MEDIAGEN_LISTEN=127.0.0.1:0 MEDIAGEN_ADMIN_LISTEN=127.0.0.1:0 MEDIAGEN_LOG_LEVEL=info \
   "$bin" serve --no-migrate >"$work/serve.out" 2>"$err" &
 server_pid=$!
