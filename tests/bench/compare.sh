@@ -28,7 +28,7 @@ for b in "${benches[@]}"; do
   [[ -f "$here/${b}_bench.sh" ]] || usage
 done
 
-work="$(mktemp -d /tmp/mediagen-bench-compare.XXXXXX)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/mediagen-bench-compare.XXXXXX")"
 echo "compare: reports in $work" >&2
 if [[ "${BENCH_SMOKE:-0}" == 1 ]]; then
   trap 'rm -rf "$work"' EXIT

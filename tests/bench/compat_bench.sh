@@ -17,7 +17,7 @@ if [[ "${BENCH_SMOKE:-0}" == 1 && -n "${MEDIAGEN_TEST_PG_ADMIN_URL:-}" && -n "${
 fi
 # shellcheck source=../../scripts/lib/services.sh
 source "$root/scripts/lib/services.sh"
-state="$(mktemp -d /tmp/mediagen-compat-bench.XXXXXX)"
+state="$(mktemp -d "${TMPDIR:-/tmp}/mediagen-compat-bench.XXXXXX")"
 chmod 755 "$state"
 trap 'stop_redis "$state/redis"; stop_postgres "$state/postgres"; rm -rf "$state"' EXIT
 pg_port="$(free_port)"

@@ -12,7 +12,7 @@ if [[ "${BENCH_SMOKE:-0}" == 1 && -n "${MEDIAGEN_TEST_PG_ADMIN_URL:-}" && -n "${
   exec python3 "$root/tests/bench/preview_bench.py"
 fi
 source "$root/scripts/lib/services.sh"
-state="$(mktemp -d /tmp/mediagen-preview-bench.XXXXXX)"
+state="$(mktemp -d "${TMPDIR:-/tmp}/mediagen-preview-bench.XXXXXX")"
 chmod 755 "$state"
 trap 'stop_redis "$state/redis"; stop_postgres "$state/postgres"; rm -rf "$state"' EXIT
 pg_port="$(free_port)"
