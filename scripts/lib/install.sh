@@ -36,8 +36,10 @@ _programs_test=(mpg123:mpg123 node:nodejs npm:npm npx:npm bash:bash clang++:clan
   chromium:chromium promtool:prometheus jq:jq
   mmdebstrap:mmdebstrap strip:binutils unshare:util-linux mount:mount chroot:coreutils tar:tar
   docker-compose:docker-compose)
-# The programs the benchmarks run.
-_programs_bench=(nginx:nginx wrk:wrk espeak-ng:espeak-ng lame:lame fluidsynth:fluidsynth)
+# The programs the benchmarks run. The tests run every bench in its smoke mode (tests/bench/smoke.sh),
+# so the test use installs them too. /usr/bin/time is the orders bench's.
+_programs_bench=(nginx:nginx wrk:wrk espeak-ng:espeak-ng lame:lame fluidsynth:fluidsynth pgbench:postgresql
+  time:time)
 
 # package_list build|test|bench: the library packages of that use, one a line (docker/Dockerfile's
 # build stage installs the build list from here).
@@ -53,8 +55,7 @@ package_list() {
 install_programs() {
   local pairs=("${_programs_build[@]}")
   case "${1:-run}" in
-    test) pairs+=("${_programs_test[@]}") ;;
-    bench) pairs+=("${_programs_test[@]}" "${_programs_bench[@]}") ;;
+    test|bench) pairs+=("${_programs_test[@]}" "${_programs_bench[@]}") ;;
   esac
   printf '%s\n' "${pairs[@]}"
 }
@@ -70,11 +71,12 @@ install_packages() {
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   # A program counts as present when it is on PATH (node may come from elsewhere); pg_ctl and
-  # initdb live in PostgreSQL's versioned bin directory, so their package is what is checked.
+  # initdb live in PostgreSQL's versioned bin directory, and `time` is also a shell keyword, so
+  # their package is what is checked.
   while IFS= read -r pair; do
     local prog="${pair%%:*}" pkg="${pair#*:}"
     case "$prog" in
-      pg_ctl|initdb) dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" && continue ;;
+      pg_ctl|initdb|time) dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" && continue ;;
       *) command -v "$prog" >/dev/null 2>&1 && continue ;;
     esac
     [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")

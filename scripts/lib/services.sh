@@ -13,14 +13,18 @@ _as_pg() {
 }
 
 # start_postgres DIR PORT [fast]: initialises DIR/pg once, starts it (or reuses a running one).
-# "fast" turns fsync off: for throwaway test clusters only.
+# "fast" turns fsync off, and initdb's own syncing (most of its time): for throwaway test
+# clusters only.
 start_postgres() {
   local dir="$1" port="$2" mode="${3:-}"
   mkdir -p "$dir"
   dir="$(cd "$dir" && pwd)"
   if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$dir"; fi
   if [ ! -s "$dir/pg/PG_VERSION" ]; then
-    _as_pg "$PG_BIN/initdb" -D "$dir/pg" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
+    local no_sync=()
+    if [ "$mode" = fast ]; then no_sync=(--no-sync); fi
+    _as_pg "$PG_BIN/initdb" -D "$dir/pg" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 "${no_sync[@]}" \
+      >"$dir/initdb.log" 2>&1 ||
       { cat "$dir/initdb.log" >&2; return 1; }
   fi
   if _as_pg "$PG_BIN/pg_ctl" -D "$dir/pg" status >/dev/null 2>&1; then
@@ -74,7 +78,7 @@ stop_redis() {
   rm -f "$dir/redis.pid"
 }
 
-# free_port: an unused TCP port on loopback.
+# free_port: an unused TCP port on loopback, below the ephemeral range (free_port.py says why).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+  python3 "$(dirname "${BASH_SOURCE[0]}")/free_port.py"
 }

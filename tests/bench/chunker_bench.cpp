@@ -1,12 +1,12 @@
 // Chunker throughput on a 1 MB mixed English/Russian text: capacity 5000 chars and 4000 UTF-8
 // bytes, ordinary and paragraph mode; median of 5 runs, in MB/s of input. Also the UTF-8 check
-// the preview runs first. Build from the repository root with
-//   g++ -O2 -std=c++20 -I include src/orders/text/text_rules.cpp src/orders/text/chunker.cpp
-//       tests/bench/chunker_bench.cpp -o chunker_bench
-// (one command line).
+// the preview runs first.
+// Usage: chunker_bench [--megabytes M (1, of 2^20 bytes)] [--repeat N (5)]   (the smoke test runs a
+// small text once)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <string_view>
@@ -65,7 +65,7 @@ std::string mixed_text(std::size_t bytes) {
 }
 
 template <typename F>
-double median_seconds(F&& run, int repeats = 5) {
+double median_seconds(F&& run, int repeats) {
   std::vector<double> times;
   for (int i = 0; i < repeats; ++i) {
     const auto start = std::chrono::steady_clock::now();
@@ -78,17 +78,26 @@ double median_seconds(F&& run, int repeats = 5) {
 
 }  // namespace
 
-int main() {
-  const std::string text = mixed_text(1 << 20);
+int main(int argc, char** argv) {
+  double mebibytes = 1;
+  int repeat = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string_view flag = argv[i];
+    if (flag == "--megabytes") mebibytes = std::atof(argv[i + 1]);
+    else if (flag == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
+  }
+  const std::string text = mixed_text(static_cast<std::size_t>(std::max(0.01, mebibytes) * (1 << 20)));
   const double megabytes = static_cast<double>(text.size()) / 1e6;
   std::printf("input: %zu bytes, %zu code points, valid UTF-8: %s\n", text.size(),
               mediagen::orders::count_code_points(text), mediagen::orders::is_valid_utf8(text) ? "yes" : "no");
 
   volatile bool sink = false;
-  const double validate = median_seconds([&] { sink = mediagen::orders::is_valid_utf8(text); });
-  std::printf("%-34s %9.1f MB/s  (median of 5: %.3f ms)\n", "is_valid_utf8", megabytes / validate, validate * 1e3);
-  const double strip = median_seconds([&] { sink = mediagen::orders::strip_brackets(text).empty(); });
-  std::printf("%-34s %9.1f MB/s  (median of 5: %.3f ms)\n", "strip_brackets", megabytes / strip, strip * 1e3);
+  const double validate = median_seconds([&] { sink = mediagen::orders::is_valid_utf8(text); }, repeat);
+  std::printf("%-34s %9.1f MB/s  (median of %d: %.3f ms)\n", "is_valid_utf8", megabytes / validate, repeat,
+              validate * 1e3);
+  const double strip = median_seconds([&] { sink = mediagen::orders::strip_brackets(text).empty(); }, repeat);
+  std::printf("%-34s %9.1f MB/s  (median of %d: %.3f ms)\n", "strip_brackets", megabytes / strip, repeat,
+              strip * 1e3);
 
   struct Case {
     const char* name;
@@ -102,12 +111,12 @@ int main() {
   };
   for (const Case& c : cases) {
     ChunkPlan plan;
-    const double seconds = median_seconds([&] { plan = mediagen::orders::plan_chunks(text, c.options); });
+    const double seconds = median_seconds([&] { plan = mediagen::orders::plan_chunks(text, c.options); }, repeat);
     std::size_t smallest = plan.chunks.empty() ? 0 : plan.chunks.front().length;
     for (const auto& chunk : plan.chunks) smallest = std::min(smallest, chunk.length);
     const bool exact = mediagen::orders::rejoin(plan) == plan.cleaned;
-    std::printf("%-34s %9.1f MB/s  (median of 5: %.3f ms; %zu chunks, %.0f chars avg, smallest %zu, rejoin %s)\n",
-                c.name, megabytes / seconds, seconds * 1e3, plan.chunks.size(),
+    std::printf("%-34s %9.1f MB/s  (median of %d: %.3f ms; %zu chunks, %.0f chars avg, smallest %zu, rejoin %s)\n",
+                c.name, megabytes / seconds, repeat, seconds * 1e3, plan.chunks.size(),
                 static_cast<double>(plan.total_chars) / static_cast<double>(std::max<std::size_t>(1, plan.chunks.size())),
                 smallest, exact ? "exact" : "MISMATCH");
   }

@@ -11,7 +11,8 @@
 # every round: on a shared machine one round is noise, the spread of several is the figure.
 # Build the two binaries in Release trees first (see orders_bench.sh), e.g. one from a worktree
 # of the previous commit. Exit status: 0 when every run finished, 1 when one failed its checks,
-# 2 on a usage or setup failure. The raw reports stay in the printed work directory.
+# 2 on a usage or setup failure. The raw reports stay in the printed work directory. BENCH_SMOKE=1
+# passes on to the benches (their seconds-long smoke modes) and keeps no reports.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -27,8 +28,11 @@ for b in "${benches[@]}"; do
   [[ -f "$here/${b}_bench.sh" ]] || usage
 done
 
-work="$(mktemp -d /tmp/mediagen-bench-compare.XXXXXX)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/mediagen-bench-compare.XXXXXX")"
 echo "compare: reports in $work" >&2
+if [[ "${BENCH_SMOKE:-0}" == 1 ]]; then
+  trap 'rm -rf "$work"' EXIT
+fi
 status=0
 rounds="${COMPARE_ROUNDS:-1}"
 for b in "${benches[@]}"; do

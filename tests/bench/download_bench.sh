@@ -70,17 +70,7 @@ trap 'exit 143' TERM
 
 random_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
 
-pick_port() {
-  local port
-  for _ in $(seq 1 200); do
-    port=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
-      return 0
-    fi
-  done
-  return 1
-}
+pick_port() { bench_free_port; }
 
 setup_services() {
   if [[ -z "${MEDIAGEN_DATABASE_URL:-}" && -n "${MEDIAGEN_TEST_PG_ADMIN_URL:-}" ]]; then

@@ -26,6 +26,8 @@
 #   BENCH_THREADS, BENCH_CONNECTIONS   wrk -t / -c (default 2 / 64)
 #   BENCH_TARGETS           subset of "nginx healthz key user ai304" (default all five;
 #                           "nginx" alone needs no mediagen binary)
+#   BENCH_SMOKE=1           a seconds-long check that the bench works: 1 s per target, no
+#                           warm-up, wrk -t1 -c4 (the figures mean nothing then)
 # Needs: wrk, nginx, curl; for throwaway services PostgreSQL 15 and redis-server.
 # Exit status: 0 on success, 1 when a target failed its check or wrk saw
 # non-2xx answers or socket errors, 2 on a missing tool or a setup failure.
@@ -39,6 +41,9 @@ duration="${BENCH_DURATION:-10}"
 warmup="${BENCH_WARMUP:-2}"
 threads="${BENCH_THREADS:-2}"
 connections="${BENCH_CONNECTIONS:-64}"
+if [[ "${BENCH_SMOKE:-0}" == 1 ]]; then
+  duration=1 warmup=0 threads=1 connections=4
+fi
 targets="${BENCH_TARGETS:-nginx healthz key user ai304}"
 io_threads="${MEDIAGEN_IO_THREADS:-1}"
 api_prefix="${MEDIAGEN_API_PREFIX:-/api}"
@@ -116,18 +121,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# A loopback TCP port nobody listens on right now.
-pick_port() {
-  local port
-  for _ in $(seq 1 200); do
-    port=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      printf '%s\n' "$port"
-      return 0
-    fi
-  done
-  return 1
-}
+# A free loopback TCP port below the ephemeral range (scripts/lib/free_port.py says why).
+pick_port() { python3 "$repo_root/scripts/lib/free_port.py"; }
 
 # Value of a top-level scalar field in a one-line JSON document (numbers and
 # plain strings only; enough for the CLI outputs used here).

@@ -8,6 +8,7 @@
 #   stop_services DIR               # stops whatever of the two was started under DIR
 #   bench_server_bin ROOT           # the server binary a bench runs
 #   bench_missing_tools TOOL...     # the tools that are not on PATH
+#   bench_free_port                 # a free loopback port for a service (scripts/lib/free_port.py)
 # The optional "fast" is accepted for interface compatibility with
 # scripts/lib/services.sh, which the benchmark prefers when it exists.
 # DIR must exist. When running as root, the PostgreSQL part runs as the
@@ -124,6 +125,12 @@ bench_server_bin() {
     fi
   done
   return 1
+}
+
+# A free loopback port below the ephemeral range: no client of a bench running beside this one can
+# take it as its source port before the service binds it.
+bench_free_port() {
+  python3 "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/free_port.py"
 }
 
 # Prints the tools among the arguments that are not on PATH (nothing when all are).

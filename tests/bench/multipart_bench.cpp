@@ -1,12 +1,11 @@
 // Multipart parser throughput: a 40 MB audio-like file plus two fields, fed in 64 KiB pieces (as
 // the socket delivers them) and in 1 KiB pieces, kept in memory and handed to a sink; median of 5
-// runs, in MB/s of body. Build from the repository root with
-//   g++ -O2 -std=c++20 -I include -I src src/http/multipart.cpp src/http/multipart_headers.cpp
-//       src/core/api_error.cpp src/core/utf8.cpp tests/bench/multipart_bench.cpp -o multipart_bench
-// (one command line).
+// runs, in MB/s of body.
+// Usage: multipart_bench [--megabytes M (40)] [--repeat N (5)]   (the smoke test runs 1 MB once)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,11 +29,11 @@ std::string body_of(std::size_t file_bytes) {
          "Content-Type: audio/mpeg\r\n\r\n" + file + "\r\n--" + kBoundary + "--\r\n";
 }
 
-double run_mb_per_s(const std::string& body, std::size_t piece, bool sink) {
+double run_mb_per_s(const std::string& body, std::size_t piece, bool sink, int repeat) {
   MultipartLimits limits;
   limits.max_total_bytes = body.size();
   std::vector<double> rates;
-  for (int round = 0; round < 5; ++round) {
+  for (int round = 0; round < repeat; ++round) {
     std::size_t sunk = 0;
     FileSink file_sink;
     if (sink) file_sink = [&](const MultipartPart&, std::string_view bytes, bool) { sunk += bytes.size(); };
@@ -51,12 +50,19 @@ double run_mb_per_s(const std::string& body, std::size_t piece, bool sink) {
 
 }  // namespace
 
-int main() {
-  const std::string body = body_of(40 * 1000 * 1000);
+int main(int argc, char** argv) {
+  double megabytes = 40;
+  int repeat = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--megabytes") megabytes = std::atof(argv[i + 1]);
+    else if (flag == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
+  }
+  const std::string body = body_of(static_cast<std::size_t>(std::max(0.01, megabytes) * 1e6));
   for (std::size_t piece : {std::size_t{65536}, std::size_t{1024}}) {
     for (bool sink : {false, true}) {
       std::printf("pieces of %6zu bytes, %-6s %8.0f MB/s\n", piece, sink ? "sink" : "kept",
-                  run_mb_per_s(body, piece, sink));
+                  run_mb_per_s(body, piece, sink, repeat));
     }
   }
   return 0;

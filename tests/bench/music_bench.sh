@@ -17,6 +17,7 @@
 # Environment (all optional):
 #   MUSIC_BENCH_BIN   the program (default: build-bench/music_bench, else build/music_bench)
 #   BENCH_REPEAT      runs per figure (default 3)
+#   BENCH_SMOKE=1     a seconds-long check that the bench runs: a 5-s piece, one run per figure
 # Arguments go to the program: --seconds N (60), --prompt P ("epic orchestral"), --soundfont F
 #   (the engine's default), --no-raw (skip the fluidsynth | lame pipeline).
 # Needs fluidsynth and lame on PATH for the raw pipeline (Debian: fluidsynth lame).
@@ -38,6 +39,11 @@ fi
   die "no music_bench program (set MUSIC_BENCH_BIN, or build it: cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEDIAGEN_BENCH=ON && ninja -C build-bench music_bench)"
 repeat="${BENCH_REPEAT:-3}"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive integer"
+smoke=()
+if [[ "${BENCH_SMOKE:-0}" == 1 ]]; then
+  repeat=1
+  smoke=(--seconds 5)
+fi
 
 raw=()
 for tool in fluidsynth lame; do
@@ -50,4 +56,4 @@ done
 echo "music_bench: $(fluidsynth --version 2>/dev/null | head -n1 || echo 'fluidsynth: not installed')"
 echo "music_bench: $(lame --version 2>/dev/null | head -n1 || echo 'lame: not installed')"
 echo "music_bench: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-exec "$bin" --repeat "$repeat" "${raw[@]}" "$@"
+exec "$bin" --repeat "$repeat" "${smoke[@]}" "${raw[@]}" "$@"

@@ -34,6 +34,10 @@
 #   BENCH_BIG_ORDER_CHUNKS  chunks of the one big order put at the head of the G6 queue (2000)
 #   BENCH_SPEECH_ROUNDS  rounds of two orders per worker count in G7 (default 3, median)
 #   BENCH_KEEP_TMP     keep the work directory (logs, server output)
+#   BENCH_SMOKE=1      a check that the bench works, in about a minute: 1-s runs without warm-up
+#                      (G6's 3 s at 400 cycles/s), 2 users instead of 8, a queue of 4,000 chunks,
+#                      one speech round of 400 characters, pgbench scale 1, fsync off, and no wait
+#                      for the statistics of G5's transactions (the figures mean nothing then)
 # Needs: wrk, pgbench, psql, curl, python3, espeak-ng, lame, PostgreSQL 15 and redis-server.
 # Takes about 4 minutes. Exit status: 0 when everything ran (a missed target is reported, not
 # an error), 1 when a run failed its checks, 2 on a setup failure.
@@ -50,6 +54,15 @@ queue_items="${BENCH_QUEUE_ITEMS:-100000}"
 speech_rounds="${BENCH_SPEECH_ROUNDS:-3}"
 big_order_chunks="${BENCH_BIG_ORDER_CHUNKS:-2000}"
 api_prefix="${MEDIAGEN_API_PREFIX:-/api}"
+smoke="${BENCH_SMOKE:-0}"
+max_users=8 raw_jobs=200000 pgbench_scale=10 speech_text_chars=5000 idle_secs=2 raw_rounds=3 pg_mode=""
+claim_secs="" claim_rate=()
+if [[ "$smoke" == 1 ]]; then
+  duration=1 warmup=0 queue_items=4000 speech_rounds=1 big_order_chunks=50
+  max_users=2 raw_jobs=4000 pgbench_scale=1 speech_text_chars=400 idle_secs=0.5 raw_rounds=1 pg_mode=fast
+  # A G6 run with thirds needs two progress lines (3 s), at a rate that cannot drain the queue.
+  claim_secs=3 claim_rate=(-R 400)
+fi
 
 die() { echo "orders_bench: $*" >&2; exit 2; }
 log() { echo "orders_bench: $*" >&2; }
@@ -128,17 +141,34 @@ mkdir -p "$MEDIAGEN_STORAGE_DIR"
 # The CLI against one database.
 mg() { local db="$1"; shift; MEDIAGEN_DATABASE_URL="$(db_url "$db")" "$bin" "$@"; }
 
+# new_database NAME [seeded]: a copy of a migrated database (seeded: of a copy of it that also ran
+# seed-demo), both made once: a migration or a seed-demo run takes seconds, more in a sanitizer
+# build, a copy a fraction of one.
+have_template=0 have_seeded=0
 new_database() {
-  q postgres -c "CREATE DATABASE $1" >/dev/null
-  mg "$1" migrate >"$work/migrate-$1.out" 2>&1 || { cat "$work/migrate-$1.out" >&2; die "migrate of $1 failed"; }
+  local from=mg_template
+  if ((!have_template)); then
+    q postgres -c "CREATE DATABASE mg_template" >/dev/null
+    mg mg_template migrate >"$work/migrate.out" 2>&1 || { cat "$work/migrate.out" >&2; die "migrate failed"; }
+    have_template=1
+  fi
+  if [[ "${2:-}" == seeded ]]; then
+    if ((!have_seeded)); then
+      q postgres -c "CREATE DATABASE mg_seeded TEMPLATE mg_template" >/dev/null
+      mg mg_seeded admin seed-demo --skip-voice-features >/dev/null || die "seed-demo failed"
+      have_seeded=1
+    fi
+    from=mg_seeded
+  fi
+  q postgres -c "CREATE DATABASE $1 TEMPLATE $from" >/dev/null
 }
 
 # Creates a user with a balance that never runs out and a full key; prints "id key".
 new_user() {
   local db="$1" out id key
-  out="$(mg "$db" admin user create --email "bench-$(random_hex 6)@example.com" --name Bench)" || die "user create failed"
+  out="$(mg "$db" admin user create --email "bench-$(random_hex 6)@example.com" --name Bench \
+    --balance 1000000000000000)" || die "user create failed"
   id="$(json_get id <<<"$out")"
-  mg "$db" admin user balance --user "$id" --add 1000000000000000 >/dev/null || die "user balance failed"
   out="$(mg "$db" admin key create --user "$id" --preset full --name bench)" || die "key create failed"
   key="$(json_get key <<<"$out")"
   echo "$id $key"
@@ -215,10 +245,11 @@ run_pgbench() {
   [[ -n "$PG_TPS" ]] || { tail -n 20 "$out" >&2; die "no tps in pgbench output ($out)"; }
 }
 
-# Mean of pgbench -P 1 progress rates over the first and the last third of the run.
+# Mean of pgbench -P 1 progress rates over the first and the last third of the run (the first
+# and the last line of a run too short for three).
 progress_thirds() {
   awk '/^progress: / { for (i = 1; i <= NF; i++) if ($i == "tps,") v[++n] = $(i - 1) }
-    END { t = int(n / 3); if (t < 1) { print "- -"; exit }
+    END { t = int(n / 3); if (t < 1 && n >= 2) t = 1; if (t < 1) { print "- -"; exit }
       for (i = 1; i <= t; i++) a += v[i]; for (i = n - t + 1; i <= n; i++) b += v[i]
       printf "%.0f %.0f\n", a / t, b / t }' "$1"
 }
@@ -289,8 +320,8 @@ new_template() {
 }
 
 # ------------------------------------------------------------------- start ----
-log "PostgreSQL on 127.0.0.1:$pg_port (fsync and synchronous_commit on), Redis on 127.0.0.1:$redis_port"
-start_postgres "$work/pg" "$pg_port" || die "PostgreSQL did not start"
+log "PostgreSQL on 127.0.0.1:$pg_port (${pg_mode:-fsync and synchronous_commit on}), Redis on 127.0.0.1:$redis_port"
+start_postgres "$work/pg" "$pg_port" ${pg_mode:+"$pg_mode"} || die "PostgreSQL did not start"
 start_redis "$work/redis" "$redis_port" fast || die "Redis did not start"
 log "server $bin; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -298,10 +329,9 @@ declare -A R  # results for the summary
 
 # ---------------------------------------------------------------- G5 + G3 ----
 if has_part g5 || has_part g3; then
-  new_database mg_orders
-  mg mg_orders admin seed-demo --skip-voice-features >/dev/null || die "seed-demo failed"
+  new_database mg_orders seeded
   users=(); keys=()
-  for _ in 1 2 3 4 5 6 7 8; do
+  for ((u = 0; u < max_users; u++)); do
     read -r id key < <(new_user mg_orders)
     users+=("$id"); keys+=("$key")
   done
@@ -372,7 +402,7 @@ EOF
   xact_commits() { q postgres -c "SELECT xact_commit FROM pg_stat_database WHERE datname = 'mg_orders'"; }
   commits0="$(xact_commits)"
   orders_all0="$(q mg_orders -c "SELECT count(*) FROM orders")"
-  for n_users in 1 8; do
+  for n_users in 1 "$max_users"; do
     wrk_args=(-t2 -c8 -s "$work/post.lua" "http://$PUBLIC$api_prefix/orders" -- "$api_prefix/orders" 2)
     for ((i = 0; i < n_users; i++)); do wrk_args+=("${keys[$i]}" "${bodies[$i]}"); done
     ((warmup > 0)) && run_wrk "$work/wrk-post-warm-$n_users.txt" -d"${warmup}s" "${wrk_args[@]}"
@@ -407,18 +437,20 @@ EOF
     R[g5_raw_$n_users]="$PG_TPS"; R[g5_rawlat_$n_users]="$PG_LAT"
     R[g5_rawwal_$n_users]="$(calc "$(wal_bytes "$lsn0" "$lsn1") / $PG_TXNS" 0)"
   done
-  ((users[7] - users[0] == 7)) || log "warning: user ids are not consecutive; the raw 8-user run debits other ids"
-  # An idle backend publishes its statistics within 10 s: wait until the last POST is that old.
-  sleep "$(calc "$last_post + 11 - $(now)" 3 | awk '{ print ($1 > 0) ? $1 : 0 }')"
+  ((users[max_users - 1] - users[0] == max_users - 1)) ||
+    log "warning: user ids are not consecutive; the raw $max_users-user run debits other ids"
+  # An idle backend publishes its statistics within 10 s: wait until the last POST is that old
+  # (a smoke run prints whatever has arrived; its figures mean nothing anyway).
+  [[ "$smoke" == 1 ]] || sleep "$(calc "$last_post + 11 - $(now)" 3 | awk '{ print ($1 > 0) ? $1 : 0 }')"
   commits1="$(xact_commits)"
   orders_all1="$(q mg_orders -c "SELECT count(*) FROM orders")"
   R[g5_commits]="$(ratio $((commits1 - commits0)) $((orders_all1 - orders_all0)))"
 fi
 
 if has_part g3; then
-  log "G3: initialising pgbench scale 10"
+  log "G3: initialising pgbench scale $pgbench_scale"
   q postgres -c "CREATE DATABASE mg_pgbench" >/dev/null
-  pgbench -i -s 10 -q -I dtGvp "$(db_url mg_pgbench)" >"$work/pgbench-init.txt" 2>&1 || { cat "$work/pgbench-init.txt" >&2; die "pgbench -i failed"; }
+  pgbench -i -s "$pgbench_scale" -q -I dtGvp "$(db_url mg_pgbench)" >"$work/pgbench-init.txt" 2>&1 || { cat "$work/pgbench-init.txt" >&2; die "pgbench -i failed"; }
   url="http://$PUBLIC$api_prefix/orders/$first_order"
   api GET "/orders/$first_order" "${keys[0]}" >/dev/null
   ((warmup > 0)) && run_wrk "$work/wrk-get-warm.txt" -t2 -c64 -d"${warmup}s" -H "X-API-KEY: ${keys[0]}" "$url"
@@ -482,10 +514,11 @@ VACUUM ANALYZE order_items;
 CHECKPOINT;
 EOF
   claim_explain >"$work/explain-before.txt"
-  claim_args=(-n -M prepared -c 8 -j 2 -P 1 -f "$here/claim_bench.sql" -D lease=60000)
-  log "G6: claim cycles: pgbench -c8 -j2 -T$duration -P 1 (claim_bench.sql)"
+  claim_args=(-n -M prepared -c 8 -j 2 -P 1 "${claim_rate[@]}" -f "$here/claim_bench.sql" -D lease=60000)
+  g6_secs="${claim_secs:-$duration}"
+  log "G6: claim cycles: pgbench -c8 -j2 -T$g6_secs -P 1 (claim_bench.sql)"
   lsn0="$(wal_lsn)"
-  run_pgbench "$work/pgbench-claim.txt" "${claim_args[@]}" -T "$duration" "$(db_url mg_claim)"
+  run_pgbench "$work/pgbench-claim.txt" "${claim_args[@]}" -T "$g6_secs" "$(db_url mg_claim)"
   lsn1="$(wal_lsn)"
   R[g6_tps]="$PG_TPS"; R[g6_lat]="$PG_LAT"
   R[g6_wal]="$(calc "$(wal_bytes "$lsn0" "$lsn1") / $PG_TXNS" 0)"
@@ -494,26 +527,28 @@ EOF
   R[g6_done]="$(q mg_claim -c "SELECT count(*) FROM order_items WHERE status = 'completed'")"
   claim_explain >"$work/explain-after.txt"
 
-  log "G6: raw claim + complete (P10 shape): 200000 jobs"
-  q mg_claim >/dev/null <<'EOF'
+  log "G6: raw claim + complete (P10 shape): $raw_jobs jobs"
+  q mg_claim -v jobs="$raw_jobs" >/dev/null <<'EOF'
 CREATE TABLE jobs (id bigserial PRIMARY KEY, state text NOT NULL DEFAULT 'queued', order_id bigint, payload text);
-INSERT INTO jobs (order_id, payload) SELECT g / 5, repeat('x', 200) FROM generate_series(1, 200000) g;
+INSERT INTO jobs (order_id, payload) SELECT g / 5, repeat('x', 200) FROM generate_series(1, :jobs) g;
 CREATE INDEX jobs_queued ON jobs (id) WHERE state = 'queued';
 VACUUM ANALYZE jobs;
 CHECKPOINT;
 EOF
   lsn0="$(wal_lsn)"
-  run_pgbench "$work/pgbench-claim-raw.txt" -n -M prepared -c 8 -j 2 -P 1 -f "$here/claim_raw.sql" -T "$duration" "$(db_url mg_claim)"
+  run_pgbench "$work/pgbench-claim-raw.txt" -n -M prepared -c 8 -j 2 -P 1 "${claim_rate[@]}" -f "$here/claim_raw.sql" \
+    -T "$g6_secs" "$(db_url mg_claim)"
   lsn1="$(wal_lsn)"
   R[g6_raw]="$PG_TPS"
   R[g6_raw_wal]="$(calc "$(wal_bytes "$lsn0" "$lsn1") / $PG_TXNS" 0)"
   read -r 'R[g6_raw_first]' 'R[g6_raw_last]' < <(progress_thirds "$work/pgbench-claim-raw.txt")
-  plain_secs=$(((duration + 1) / 2))
+  big_secs=$(((duration + 1) / 2))
+  plain_secs="${claim_secs:-$big_secs}"
 
   # One big order at the head of the queue: its chunks share one queued_at, so a claim that
   # orders by more than the index gives must read and sort all of them.
   big=$big_order_chunks
-  log "G6: one order of $big chunks at the head of the queue, ${plain_secs}s"
+  log "G6: one order of $big chunks at the head of the queue, ${big_secs}s"
   q mg_claim -v uid="$claim_user" -v k="$big" -v txt="$chunk_text" >/dev/null <<'EOF2'
 WITH o AS (
   INSERT INTO orders (user_id, task_type, service_key, model_id, asset_id, created_at, updated_at)
@@ -532,7 +567,7 @@ EOF2
   R[g6_big_buffers]="$(plan_buffers "$work/explain-big.txt")"
   R[g6_small_ms]="$(awk '/Execution Time:/ { print $3 }' "$work/explain-after.txt")"
   R[g6_small_buffers]="$(plan_buffers "$work/explain-after.txt")"
-  run_pgbench "$work/pgbench-claim-big.txt" "${claim_args[@]}" -T "$plain_secs" "$(db_url mg_claim)"
+  run_pgbench "$work/pgbench-claim-big.txt" "${claim_args[@]}" -T "$big_secs" "$(db_url mg_claim)"
   R[g6_big]="$PG_TPS"
 
   # The P7 shape: the same claim when the queue index also holds finished rows.
@@ -546,10 +581,9 @@ fi
 
 # ---------------------------------------------------------------------- G7 ----
 if has_part g7; then
-  new_database mg_speech
-  mg mg_speech admin seed-demo --skip-voice-features >/dev/null || die "seed-demo failed"
+  new_database mg_speech seeded
   read -r _ speech_key < <(new_user mg_speech)
-  make_text 5000 ordinary >"$work/speech.txt"
+  make_text "$speech_text_chars" ordinary >"$work/speech.txt"
   speech_chars="$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").read()))' "$work/speech.txt")"
   declare -A CPU WALL
   for w in 1 2; do
@@ -560,7 +594,7 @@ if has_part g7; then
     # What the idle server burns (timers, the queue's wake-ups) is taken off the orders' CPU.
     sleep 0.5
     t0="$(now)"; c0="$(cpu_ticks "$server_pid")"
-    sleep 2
+    sleep "$idle_secs"
     idle=$(($(cpu_ticks "$server_pid") - c0)); idle_secs="$(calc "$(now) - $t0" 6)"
     for ((round = 1; round <= speech_rounds; round++)); do
       t0="$(now)"; c0="$(cpu_ticks "$server_pid")"
@@ -591,7 +625,7 @@ if has_part g7; then
   IFS=$'\t' read -r voice variant < <(q mg_speech -F $'\t' -c "SELECT engine_request->>'voice', engine_request->>'variant' FROM orders LIMIT 1")
   espeak_voice="$voice${variant:++$variant}"
   raw_cpus=(); raw_walls=()
-  for _ in 1 2 3; do
+  for ((round = 0; round < raw_rounds; round++)); do
     /usr/bin/time -f '%U %S %e' -o "$work/raw-time.txt" bash -c \
       'espeak-ng -v "$1" --stdout -f "$2" | lame --quiet -b 64 -q 5 - "$3"' _ "$espeak_voice" "$work/speech.txt" "$work/raw.mp3" ||
       die "the raw pipeline failed (voice $espeak_voice)"
@@ -601,7 +635,7 @@ if has_part g7; then
   R[g7_raw_wall]="$(echo "${raw_walls[*]}" | median)"
   # Two raw pipelines at once: how far two workers can scale on this box at this moment.
   pair_walls=()
-  for _ in 1 2 3; do
+  for ((round = 0; round < raw_rounds; round++)); do
     t0="$(now)"
     for x in a b; do
       bash -c 'espeak-ng -v "$1" --stdout -f "$2" | lame --quiet -b 64 -q 5 - "$3"' _ "$espeak_voice" \
@@ -629,7 +663,7 @@ check() {
 echo
 row "figure" "ours" "raw anchor" "ratio" "target"
 if has_part g5; then
-  for n in 1 8; do
+  for n in 1 "$max_users"; do
     row "G5 POST /orders (5 chunks), wrk -c8, $n user(s) [req/s]" "${R[g5_rps_$n]}" "${R[g5_raw_$n]}" \
       "$(ratio "${R[g5_rps_$n]}" "${R[g5_raw_$n]}")" \
       "$(check "$(ratio "${R[g5_rps_$n]}" "${R[g5_raw_$n]}")" ">=" 0.60) >= 0.60 (raw: order_create.sql, pgbench -c8)"
@@ -644,7 +678,7 @@ if has_part g5; then
 fi
 if has_part g3; then
   row "G3 GET /orders/{id}, wrk -c64 [req/s]" "${R[g3_rps]}" "${R[g3_raw]}" "$(ratio "${R[g3_rps]}" "${R[g3_raw]}")" \
-    "$(check "$(ratio "${R[g3_rps]}" "${R[g3_raw]}")" ">=" 0.40) >= 0.40 (raw: pgbench -S -M prepared -c8, scale 10)"
+    "$(check "$(ratio "${R[g3_rps]}" "${R[g3_raw]}")" ">=" 0.40) >= 0.40 (raw: pgbench -S -M prepared -c8, scale $pgbench_scale)"
   row "   latency p50 / p99 [ms]; raw average" "${R[g3_p50]}/${R[g3_p99]}" "${R[g3_rawlat]}" "" \
     "$(check "${R[g3_p99]}" "<=" 15) p99 <= 15 ms"
   row "   statements per GET" "${R[g3_stmts]}" "1" "" ""

@@ -12,6 +12,7 @@
 # Environment (all optional):
 #   SFX_BENCH_BIN   the program (default: build-bench/sfx_bench, else build/sfx_bench)
 #   BENCH_REPEAT    runs per figure (default 3)
+#   BENCH_SMOKE=1   a seconds-long check that the bench runs: 0.5 s per recipe, one run per figure
 # Arguments go to the program: --seconds S (10; 0.5..22).
 # Needs lame on PATH for the anchor (Debian: lame); without it the anchor column is skipped.
 # Exit status: the program's (0 = ran), 2 on setup errors.
@@ -32,8 +33,13 @@ fi
   die "no sfx_bench program (set SFX_BENCH_BIN, or build it: cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEDIAGEN_BENCH=ON && ninja -C build-bench sfx_bench)"
 repeat="${BENCH_REPEAT:-3}"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive integer"
+smoke=()
+if [[ "${BENCH_SMOKE:-0}" == 1 ]]; then
+  repeat=1
+  smoke=(--seconds 0.5)
+fi
 
 command -v lame >/dev/null 2>&1 || echo "sfx_bench: lame not found: the anchor is skipped" >&2
 echo "sfx_bench: $(lame --version 2>/dev/null | head -n1 || echo 'lame: not installed')"
 echo "sfx_bench: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-exec "$bin" --repeat "$repeat" "$@"
+exec "$bin" --repeat "$repeat" "${smoke[@]}" "$@"

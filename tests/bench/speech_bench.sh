@@ -18,6 +18,8 @@
 # Environment (all optional):
 #   SPEECH_BENCH_BIN   the program (default: build-bench/speech_bench, else build/speech_bench)
 #   BENCH_REPEAT       runs per figure (default 3)
+#   BENCH_SMOKE=1      a seconds-long check that the bench runs: 300 characters, 4 chunks of 100,
+#                      one run per figure
 # Arguments go to the program: --text-chars N (5000), --chunk-chars N (1000), --chunks N (16),
 #   --voice V (en-us), --no-raw (skip the espeak-ng | lame pipeline).
 # Needs espeak-ng and lame on PATH for the raw pipeline (Debian: espeak-ng lame).
@@ -39,6 +41,11 @@ fi
   die "no speech_bench program (set SPEECH_BENCH_BIN, or build it: cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEDIAGEN_BENCH=ON && ninja -C build-bench speech_bench)"
 repeat="${BENCH_REPEAT:-3}"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive integer"
+smoke=()
+if [[ "${BENCH_SMOKE:-0}" == 1 ]]; then
+  repeat=1
+  smoke=(--text-chars 300 --chunk-chars 100 --chunks 4)
+fi
 
 for tool in espeak-ng lame; do
   command -v "$tool" >/dev/null 2>&1 || echo "speech_bench: $tool not found: the raw pipeline is skipped" >&2
@@ -47,4 +54,4 @@ done
 echo "speech_bench: $(espeak-ng --version 2>/dev/null | head -n1 || echo 'espeak-ng: not installed')"
 echo "speech_bench: $(lame --version 2>/dev/null | head -n1 || echo 'lame: not installed')"
 echo "speech_bench: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-exec "$bin" --repeat "$repeat" "$@"
+exec "$bin" --repeat "$repeat" "${smoke[@]}" "$@"

@@ -13,6 +13,7 @@
 #                     memory), for comparison
 #   STITCH_BENCH_DIR  where the chunks and the track are written (default: a temporary folder;
 #                     needs about 2 x 530 MB free for the large run)
+#   BENCH_SMOKE=1     a seconds-long check that the bench runs: 2 and 4 chunks of 5 s
 # Exit status: the program's, 2 on setup errors.
 set -euo pipefail
 
@@ -22,12 +23,16 @@ bin="${STITCH_BENCH_BIN:-$repo_root/build-bench/stitch_bench}"
 [[ -x "$bin" ]] || { echo "stitch_bench: no program at $bin (see the header)" >&2; exit 2; }
 dir="${STITCH_BENCH_DIR:-$(mktemp -d)}"
 trap 'rm -rf "$dir"' EXIT
+small=10 large=200 seconds=330
+if [[ "${BENCH_SMOKE:-0}" == 1 ]]; then
+  small=2 large=4 seconds=5
+fi
 
-echo "== small order: 10 chunks"
-"$bin" --chunks 10 --chunk-seconds 330 --dir "$dir/small"
-echo "== maximum-size order: 200 chunks"
-"$bin" --chunks 200 --chunk-seconds 330 --dir "$dir/large"
+echo "== small order: $small chunks"
+"$bin" --chunks "$small" --chunk-seconds "$seconds" --dir "$dir/small"
+echo "== maximum-size order: $large chunks"
+"$bin" --chunks "$large" --chunk-seconds "$seconds" --dir "$dir/large"
 if [[ "${STITCH_BENCH_WHOLE:-0}" == 1 ]]; then
   echo "== maximum-size order, the stitch before it streamed (all in memory)"
-  "$bin" --chunks 200 --chunk-seconds 330 --dir "$dir/whole" --whole
+  "$bin" --chunks "$large" --chunk-seconds "$seconds" --dir "$dir/whole" --whole
 fi

@@ -3,11 +3,15 @@
 //
 //   node bench.mjs '<json options>'
 // Options: name, host, port, appKey, secret, pid (the server's, for its resident size),
-//   trigger: {kind: "redis", host, port, channel} (PUBLISH "bench <frame>") or
-//            {kind: "tcp", host, port} (one frame per line),
-//   connectCount (1000), fanoutSubscribers (1000), fanoutEvents (200), latencySubscribers (500),
-//   latencySeconds (20), idleSockets (50000), perProcess (10000: sockets per client process),
-//   procs (2: client processes for the throughput parts), addressBase (2: 127.0.0.<n> onwards).
+//   trigger: {kind: "redis", host, port, channel, secret} (PUBLISH "bench <frame>", signed like
+//            the server's own fan-out messages with the key derived from secret, the server's
+//            MEDIAGEN_SECRET) or {kind: "tcp", host, port} (one frame per line),
+//   connectCount (1000), fanoutSubscribers (1000), fanoutEvents (200), fanoutWarmup (20 events),
+//   latencySubscribers (500), latencySeconds (20), idleSockets (50000), idleWarmup (300 sockets),
+//   settleMs (1000: pause before the idle sockets, twice that after), perProcess (10000: sockets per
+//   client process), procs (2: client processes for the throughput parts), addressBase (2:
+//   127.0.0.<n> onwards), waitMs (the longest wait for a client process's answer; default 300 s
+//   for opening sockets, 120 s for events: a lost event shows as a client that does not answer).
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -56,7 +60,7 @@ class Clients {
     this.proc.stdin.write(JSON.stringify(cmd) + '\n');
   }
 
-  next(timeoutMs = 300000) {
+  next(timeoutMs = o.waitMs ?? 300000) {
     if (this.lines.length) return Promise.resolve(this.lines.shift());
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('a client process did not answer in time')), timeoutMs);
@@ -102,10 +106,22 @@ async function openAll(clients) {
 
 // --- triggers
 
+// The server drops fan-out messages not signed with the key every instance derives from
+// MEDIAGEN_SECRET (src/realtime/fanout_signature.hpp, src/core/signed_message.cpp):
+//   key     = hex(HMAC-SHA256(secret, "mediagen realtime fan-out v1"))  (the hex text is the key)
+//   payload = hex(HMAC-SHA256(key, message)) + " " + message             (lower-case hex)
+const FANOUT_KEY_LABEL = 'mediagen realtime fan-out v1';
+const fanoutKey = (secret) => crypto.createHmac('sha256', secret).update(FANOUT_KEY_LABEL).digest('hex');
+const signFanout = (key, message) => `${crypto.createHmac('sha256', key).update(message).digest('hex')} ${message}`;
+
 class Trigger {
   static async open(spec) {
     const t = new Trigger();
     t.spec = spec;
+    if (spec.kind === 'redis') {
+      if (!spec.secret) throw new Error('the redis trigger needs the server\'s secret to sign its messages');
+      t.key = fanoutKey(spec.secret);
+    }
     t.sock = net.createConnection({ host: spec.host, port: spec.port });
     t.sock.setNoDelay(true);
     t.replies = 0;
@@ -131,7 +147,7 @@ class Trigger {
 
   send(frame) {
     if (this.spec.kind === 'redis') {
-      const args = ['PUBLISH', this.spec.channel, `bench ${frame}`];
+      const args = ['PUBLISH', this.spec.channel, signFanout(this.key, `bench ${frame}`)];
       let cmd = `*${args.length}\r\n`;
       for (const a of args) cmd += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
       this.sock.write(cmd);
@@ -173,15 +189,17 @@ function percentile(sorted, q) {
 
 async function idle() {
   // Warm-up: a few hundred sockets opened and dropped, so that lazily made pools exist.
-  const warm = spawnClients(300, 300, () => ({ channelPrefix: 'private-chunks.preview.' }));
+  const warmCount = o.idleWarmup ?? 300;
+  const settle = o.settleMs ?? 1000;
+  const warm = spawnClients(warmCount, warmCount, () => ({ channelPrefix: 'private-chunks.preview.' }));
   await openAll(warm);
   await Promise.all(warm.map((c) => c.exit()));
-  await sleep(1000);
+  await sleep(settle);
   const before = rssKib();
   const clients = spawnClients(o.idleSockets, o.perProcess ?? 10000,
     (k, first) => ({ channelPrefix: 'private-chunks.preview.', offset: 1 + first }));
   const r = await openAll(clients);
-  await sleep(2000);
+  await sleep(2 * settle);
   const after = rssKib();
   log(`idle: ${r.opened} sockets held, RSS ${before} -> ${after} KiB`);
   for (const c of clients) c.send({ cmd: 'close' });
@@ -218,18 +236,18 @@ async function fanout(trigger) {
     const cpu0 = cpuSeconds();
     const t0 = now();
     for (let i = 1; i <= count; i += 1) trigger.send(eventFrame());
-    const results = await Promise.all(clients.map((c) => c.next(120000)));
+    const results = await Promise.all(clients.map((c) => c.next(o.waitMs ?? 120000)));
     const cpu = cpuSeconds() - cpu0;
     const deliveries = results.reduce((a, x) => a + x.deliveries, 0);
     const end = Math.max(...results.map((x) => x.last));
     return { deliveries, seconds: (end - t0) / 1000, cpu };
   };
-  await round(20); // warm-up
+  await round(o.fanoutWarmup ?? 20);
   const m = await round(events);
   await Promise.all(clients.map((c) => c.exit()));
   log(`fan-out: ${m.deliveries} deliveries to ${r.opened} sockets in ${m.seconds.toFixed(3)} s`);
-  return { subscribers: r.opened, deliveries: m.deliveries, seconds: m.seconds, per_second: m.deliveries / m.seconds,
-           server_cpu_s: m.cpu };
+  return { subscribers: r.opened, events, deliveries: m.deliveries, seconds: m.seconds,
+           per_second: m.deliveries / m.seconds, server_cpu_s: m.cpu };
 }
 
 async function latency(trigger) {
@@ -244,7 +262,7 @@ async function latency(trigger) {
     trigger.send(eventFrame());
     await sleep(1000);
   }
-  const results = await Promise.all(clients.map((c) => c.next(120000)));
+  const results = await Promise.all(clients.map((c) => c.next(o.waitMs ?? 120000)));
   await Promise.all(clients.map((c) => c.exit()));
   const delays = results.flatMap((x) => x.delays).sort((a, b) => a - b);
   // The first receipt of each event by any subscriber: the server's own share of the delay, with
