@@ -467,8 +467,9 @@ if has_part g3; then
   ((warmup > 0)) && run_pgbench "$work/pgbench-s-warm.txt" -n -S -M prepared -c 8 -j 2 -T "$warmup" "$(db_url mg_pgbench)"
   run_pgbench "$work/pgbench-s.txt" -n -S -M prepared -c 8 -j 2 -T "$duration" "$(db_url mg_pgbench)"
   R[g3_raw]="$PG_TPS"; R[g3_rawlat]="$PG_LAT"
-  log "G3: the route's own two statements: pgbench -M prepared -c8 -j2 -T$duration (order_get.sql)"
+  log "G3: the route's own statement: pgbench -M prepared -c8 -j2 -T$duration (order_get.sql)"
   run_pgbench "$work/pgbench-get.txt" -n -M prepared -c 8 -j 2 -f "$here/order_get.sql" -D "order=$first_order" \
+    -D "user=${users[0]}" \
     -T "$duration" "$(db_url mg_orders)"
   R[g3_sql]="$PG_TPS"
 fi

@@ -73,7 +73,7 @@ struct Config {
   int db_pool_size = 8;
   // Connections of the reads served from the I/O threads (GET /orders/{id}, GET /user), beside
   // the pool's.
-  int db_read_connections = 4;
+  int db_read_connections = 8;
   // Instances sharing this database and Redis: with Redis unreachable, each admits its share of a
   // key's request windows (limit / instances).
   int instances = 1;
