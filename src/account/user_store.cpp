@@ -10,6 +10,8 @@
 namespace mediagen::account {
 namespace {
 
+// The wallet's owner is spelled from the parameter, not from u.id: so it is a constant and the
+// lookup uses the (kind, owner, asset_id) key instead of reading every wallet.
 const db::Statement kProfile{
     "account_profile",
     "SELECT u.id, u.email, u.name, u.locale, u.blocked_at IS NOT NULL,"
@@ -17,7 +19,7 @@ const db::Statement kProfile{
     " COALESCE(b.balance, 0), a.id, a.code, a.precision,"
     " s.id, s.code, s.name, (extract(epoch from s.expires_at) * 1000000)::bigint"
     " FROM users u CROSS JOIN currency_assets a"
-    " LEFT JOIN ledger_accounts b ON b.kind = 'wallet' AND b.owner = 'user:' || u.id AND b.asset_id = a.id"
+    " LEFT JOIN ledger_accounts b ON b.kind = 'wallet' AND b.owner = 'user:' || $1::bigint AND b.asset_id = a.id"
     " LEFT JOIN LATERAL (SELECT s.id, p.code, p.name, s.expires_at FROM subscriptions s JOIN plans p ON p.id = s.plan_id"
     "  WHERE s.user_id = u.id AND s.cancelled_at IS NULL AND s.starts_at <= now() AND s.expires_at > now()"
     "  ORDER BY s.expires_at DESC LIMIT 1) s ON true"

@@ -4,6 +4,9 @@
 // the wait, so no wait outlives the request's deadline.
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <string_view>
+
 #include <libpq-fe.h>
 
 #include <boost/asio/redirect_error.hpp>
@@ -92,11 +95,13 @@ asio::awaitable<std::vector<PgResult>> AsyncPg::State::exchange(Lease& lease, co
   std::vector<Sent> sent;
   sent.reserve(queries.size() * 2);
   std::vector<const char*> values;
+  std::vector<std::string_view> preparing;  // a statement twice in one pipeline is prepared once
   for (const PgQuery& q : queries) {
     const Statement& st = *q.statement;
-    if (!c.prepared.contains(st.name)) {
+    if (!c.prepared.contains(st.name) && std::find(preparing.begin(), preparing.end(), st.name) == preparing.end()) {
       if (PQsendPrepare(c.pg, st.name, st.sql, 0, nullptr) != 1) throw broken("sending a statement failed");
       sent.push_back({&st, true});
+      preparing.emplace_back(st.name);
     }
     values.clear();
     for (const auto& v : q.params.values()) values.push_back(v ? v->c_str() : nullptr);

@@ -105,6 +105,17 @@ TEST_F(AsyncPgTest, APipelineAnswersEveryStatementInOrder) {
   EXPECT_EQ(results[2][0][1].as<std::string>(), "b");
 }
 
+TEST_F(AsyncPgTest, AStatementTwiceInANewPipelineIsPreparedOnce) {
+  open(1);
+  auto queries = std::make_unique<std::vector<db::PgQuery>>();
+  queries->push_back(db::pg_query(kInsert, 1));
+  queries->push_back(db::pg_query(kInsert, 2));
+  queries->push_back(db::pg_query(kCount));
+  const auto results = on_io(pg->pipeline(std::move(queries)));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[2][0][0].as<std::int64_t>(), 2);
+}
+
 TEST_F(AsyncPgTest, AFailedStatementUndoesItsPipelineAndLeavesTheConnectionUsable) {
   open(1);
   const auto pid = number(kBackend);
