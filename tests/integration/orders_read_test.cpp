@@ -3,7 +3,10 @@
 // routes through the real pipeline and HTTP server. Fixtures are rows written with SQL.
 #include <gtest/gtest.h>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/read.hpp>
@@ -15,6 +18,7 @@
 
 #include "mediagen/account/users.hpp"
 #include "mediagen/auth/keys.hpp"
+#include "mediagen/db/async_pg.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/router.hpp"
 #include "mediagen/db/pg.hpp"
@@ -70,9 +74,35 @@ class OrdersReadTest : public MigratedTest {
                          std::to_string(alice.value) + ", 'provider_a', 'Narrator', '{}') RETURNING id::text");
   }
   void TearDown() override {
+    if (reads) {
+      reads.reset();
+      io_work.reset();
+      io_thread.join();
+    }
     db.reset();
     MigratedTest::TearDown();
   }
+
+  // The reads the GET routes make (from an I/O thread, db::AsyncPg), run to their answer.
+  template <class T>
+  T on_io(asio::awaitable<T> read) {
+    if (!reads) {
+      reads.emplace(io, db::AsyncPgOptions{.url = db_url, .connections = 1}, counters);
+      io_thread = std::thread([this] { io.run(); });
+    }
+    return asio::co_spawn(io, std::move(read), asio::use_future).get();
+  }
+  Result<orders::Item> own_item(UserId user, const std::string& order_id, const std::string& item_id) {
+    return on_io(orders::find_own_item(*reads, user, oid(order_id), iid(item_id)));
+  }
+  Result<orders::ItemText> text_of(UserId user, const std::string& order_id, const std::string& item_id) {
+    return on_io(orders::item_text(*reads, user, oid(order_id), iid(item_id)));
+  }
+
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> io_work{io.get_executor()};
+  std::thread io_thread;
+  std::optional<db::AsyncPg> reads;
 
   std::string sql(const std::string& statement) { return query_value(db_url, statement); }
 
@@ -216,7 +246,7 @@ TEST_F(OrdersReadTest, FindsOneItemOnlyThroughItsOwnOrder) {
   const std::string item_a = item({.order_id = a, .status = "processing"});
   const std::string item_b = item({.order_id = b});
 
-  auto found = orders::find_own_item(*db, alice, oid(a), iid(item_a));
+  auto found = own_item(alice, a, item_a);
   ASSERT_TRUE(found);
   EXPECT_EQ(found->id, item_a);
   EXPECT_EQ(found->order_id, a);
@@ -226,7 +256,7 @@ TEST_F(OrdersReadTest, FindsOneItemOnlyThroughItsOwnOrder) {
   EXPECT_FALSE(ItemId::parse("x"));  // refused by the route's parse, 404 as below
   for (auto [user, order_id, item_id] : {std::tuple{alice, a, item_b}, std::tuple{bob, a, item_a},
                                          std::tuple{alice, kMissing, item_a}, std::tuple{alice, a, kMissing}}) {
-    auto miss = orders::find_own_item(*db, user, oid(order_id), iid(item_id));
+    auto miss = own_item(user, order_id, item_id);
     ASSERT_FALSE(miss) << order_id << " " << item_id;
     EXPECT_EQ(miss.error().status, 404);
   }
@@ -235,7 +265,7 @@ TEST_F(OrdersReadTest, FindsOneItemOnlyThroughItsOwnOrder) {
 TEST_F(OrdersReadTest, GivesTheTextFieldsOfAnItem) {
   const std::string id = order(alice, "tts", "partially_completed", 20);
   const std::string chunk = item({.order_id = id, .status = "failed", .text = "Hello there."});
-  auto text = orders::item_text(*db, alice, oid(id), iid(chunk));
+  auto text = text_of(alice, id, chunk);
   ASSERT_TRUE(text);
   EXPECT_EQ(text->text, "Hello there.");
   EXPECT_EQ(text->fields.length, 12u);
@@ -250,26 +280,26 @@ TEST_F(OrdersReadTest, GivesTheTextFieldsOfAnItem) {
 
   sql("UPDATE order_items SET text = 'Hello there, friend.', current_text_length = 20, billable_length = 14,"
       " raw_length = 20, capacity_unit = 'utf8_bytes' WHERE id = '" + chunk + "' RETURNING 1");
-  text = orders::item_text(*db, alice, oid(id), iid(chunk));
+  text = text_of(alice, id, chunk);
   ASSERT_TRUE(text);
   EXPECT_EQ(text->fields.length, 20u);
   EXPECT_TRUE(text->fields.surcharge_applies);
   EXPECT_EQ(text->fields.capacity_unit, CapacityUnit::utf8_bytes);
 
-  EXPECT_EQ(orders::item_text(*db, bob, oid(id), iid(chunk)).error().status, 404);
+  EXPECT_EQ(text_of(bob, id, chunk).error().status, 404);
   const std::string other = order(alice, "tts", "created", 5);
-  EXPECT_EQ(orders::item_text(*db, alice, oid(other), iid(chunk)).error().status, 404);
+  EXPECT_EQ(text_of(alice, other, chunk).error().status, 404);
 }
 
 TEST_F(OrdersReadTest, TextRemovedByRetentionIsInputExpired) {
   const std::string id = order(alice, "tts", "completed", 20);
   const std::string chunk = item({.order_id = id, .status = "completed"});
   sql("UPDATE order_items SET text = NULL WHERE id = '" + chunk + "' RETURNING 1");
-  auto text = orders::item_text(*db, alice, oid(id), iid(chunk));
+  auto text = text_of(alice, id, chunk);
   ASSERT_FALSE(text);
   EXPECT_EQ(text.error().status, 422);
   EXPECT_EQ(text.error().reason, Reason::input_expired);
-  EXPECT_TRUE(orders::find_own_item(*db, alice, oid(id), iid(chunk))->text_removed);
+  EXPECT_TRUE(own_item(alice, id, chunk)->text_removed);
 }
 
 // ---- the list ----

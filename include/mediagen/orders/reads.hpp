@@ -64,7 +64,6 @@ struct OrderPage {
 OrderPage list_orders(db::Db& db, UserId user, const OrderFilter& filter);
 
 // One item of the caller's own order, flags set; 404 otherwise.
-Result<Item> find_own_item(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id);
 boost::asio::awaitable<Result<Item>> find_own_item(db::AsyncPg& pg, UserId user, OrderId order_id, ItemId item_id);
 
 // GET /orders/{order}/items/{item}/text: the current text and its measures (see
@@ -73,7 +72,6 @@ struct ItemText {
   std::string text;
   ChunkTextFields fields;
 };
-Result<ItemText> item_text(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id);
 boost::asio::awaitable<Result<ItemText>> item_text(db::AsyncPg& pg, UserId user, OrderId order_id, ItemId item_id);
 
 }  // namespace mediagen::orders

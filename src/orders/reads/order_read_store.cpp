@@ -270,16 +270,6 @@ OrderPage list_orders(db::Db& db, UserId user, const OrderFilter& filter) {
   return out;
 }
 
-Result<Item> find_own_item(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id) {
-  return item_of(find_own_order(db, user, order_id, /*with_items=*/true), item_id);
-}
-
-Result<ItemText> item_text(db::Db& db, UserId user, const OrderId& order_id, const ItemId& item_id) {
-  return item_text_from_rows(db::read(db, [&](db::Tx& tx) {
-    return db.exec(tx, kItemText, order_id.str(), item_id.str(), user.value);
-  }));
-}
-
 template Order order_from_row(const pqxx::row&);
 template Order order_from_row(const db::PgRow&);
 template Item item_from_row(const pqxx::row&);
