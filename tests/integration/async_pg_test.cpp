@@ -147,7 +147,8 @@ TEST_F(AsyncPgTest, ARequestWaitingForTheOnlyConnectionGetsTheOneTheDeadlineFree
   auto stalled = asio::co_spawn(ioc, pg->query(kSleep, std::string("5")), asio::use_future);
   // The one connection is taken once PostgreSQL runs the sleep; only then does the second ask.
   const std::string sleeping =
-      "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep%'";
+      "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'"
+      " AND query LIKE 'SELECT pg_sleep%'";  // this test's database: other shards sleep too
   for (int i = 0; i < 1000 && query_value(db_url, sleeping) != "1"; ++i) std::this_thread::yield();
   ASSERT_EQ(query_value(db_url, sleeping), "1");
   auto waiting = asio::co_spawn(ioc, pg->query(kCount), asio::use_future);
