@@ -39,12 +39,13 @@ AsyncPg::State::~State() { connector.join(); }
 
 void AsyncPg::State::give_back(std::unique_ptr<PgConn> conn) {
   std::shared_ptr<Waiter> waiter;
+  std::unique_ptr<PgConn> closing;  // closed (PQfinish) after the lock is let go
   {
     const std::lock_guard lock(mutex);
     if (!conn) --open;  // broken: dropped, its place free for the next opener
     if (conn && closed) {
       --open;
-      conn.reset();
+      closing = std::move(conn);
     }
     while (!waiters.empty()) {
       auto w = std::move(waiters.front());
