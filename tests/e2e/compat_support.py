@@ -25,6 +25,11 @@ def bearer(server, method, path, key, body=None, headers=None, timeout=120.0):
 
 def decoded_samples(audio: bytes, fmt: str) -> int:
     """How many 24 kHz mono samples ffmpeg decodes from `audio` read as `fmt` (asserts it decodes)."""
+    return len(decoded_pcm(audio, fmt)) // 2
+
+
+def decoded_pcm(audio: bytes, fmt: str) -> bytes:
+    """`audio` read as `fmt` and decoded by ffmpeg: s16le, mono, 24 kHz (asserts it decodes)."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "in." + fmt)
         with open(src, "wb") as f:
@@ -35,7 +40,7 @@ def decoded_samples(audio: bytes, fmt: str) -> int:
         args += ["-i", src, "-f", "s16le", "-ac", "1", "-ar", "24000", "-"]
         p = subprocess.run(args, capture_output=True, timeout=120)
         assert p.returncode == 0, f"ffmpeg could not decode {fmt}: {p.stderr[-500:]!r}"
-        return len(p.stdout) // 2
+        return p.stdout
 
 
 def first_voice(server, key, model):

@@ -8,9 +8,9 @@ import json
 import socket
 import unittest
 
-from compat_support import SPEECH_TEXT, bearer, decoded_samples, first_voice
+from compat_support import SPEECH_TEXT, bearer, decoded_pcm, decoded_samples, first_voice
 from harness import E2ETestCase
-from orders_support import OrderFixtures, ledger_snapshot
+from orders_support import OrderFixtures, download, ledger_snapshot
 
 MODEL = "provider_b/b-standard"
 
@@ -121,6 +121,28 @@ class CompatSpeechTests(OrderFixtures, E2ETestCase):
         self.assertGreater(len(self.server.api("GET", f"/orders/{order['id']}/items", key).body["data"]), 1)
         # Every chunk's audio is in the answer: as long as the stitched track.
         self.assertGreater(decoded_samples(r.raw, "mp3"), 24000 * (order["result"].get("duration_ms", 0) or 0) / 1000 * 0.9)
+
+    def test_the_first_sentence_is_made_first_and_the_stream_is_the_stitched_audio(self):
+        _, key = self.account(balance=1_000_000)
+        voice = first_voice(self.server, key, MODEL)
+        sentences = [f"Sentence number {i} of a long text that the order cuts into chunks." for i in range(60)]
+        r = self.speak(key, model=MODEL, voice=voice, input=" ".join(sentences), response_format="mp3")
+        self.assertEqual(r.status, 200, r)
+        order = self.wait_order(key, r.headers["x-order-id"], {"completed", "result_delivered"})
+        items = sorted(self.server.api("GET", f"/orders/{order['id']}/items", key).body["data"],
+                       key=lambda i: i["chunk_index"])
+        # The lead chunk is the first sentence; the rest is packed to the model's capacity (3,000).
+        self.assertEqual(len(items), 3, items)
+        lead = self.server.api("GET", f"/orders/{order['id']}/items/{items[0]['id']}/text", key).body["data"]
+        self.assertEqual(lead["text"], sentences[0])
+        # The bill: every character but the two separators cut between chunks.
+        self.assertEqual(order["tokens_from_quota"] + order["tokens_from_payg"], len(" ".join(sentences)) - 2, order)
+        # What was streamed decodes to the very samples of the order's stitched result.
+        streamed = decoded_pcm(r.raw, "mp3")
+        stitched = decoded_pcm(download(self.server, key, order["result"]["files"][0]), "mp3")
+        self.assertGreater(len(stitched), 24000 * 2 * 10)
+        self.assertEqual(len(streamed), len(stitched))
+        self.assertTrue(streamed == stitched, "the streamed audio differs from the stitched result")
 
     def test_an_http10_client_gets_the_audio_ended_by_the_close(self):
         _, key = self.account(balance=100_000)

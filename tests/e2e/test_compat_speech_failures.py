@@ -152,12 +152,13 @@ class CompatSpeechFailureTests(OrderFixtures, E2ETestCase):
         with self.assertRaises(http.client.IncompleteRead) as broken:
             resp.read()
         conn.close()
-        self.assertGreater(len(broken.exception.partial), 10_000, "the first chunk's audio came first")
-        self.assertEqual(self.marked_positions(order_id, MARKER), [1])
+        self.assertGreater(len(broken.exception.partial), 10_000, "the first chunks' audio came first")
+        # Position 0 is the lead sentence, 1 the rest of the first 3,000 characters, 2 the marker.
+        self.assertEqual(self.marked_positions(order_id, MARKER), [2])
         # The order was ended before the transfer broke.
         status = self.h.psql_value(f"SELECT status || '/' || failure_reason FROM orders WHERE id = '{order_id}'")
         self.assertEqual(status, "failed/not_delivered")
-        self.assertNotDelivered(key, user, order_id, 1_000_000, [0])
+        self.assertNotDelivered(key, user, order_id, 1_000_000, [0, 1])
 
     def test_a_client_that_goes_away_pays_only_for_the_chunks_it_received(self):
         user, key = self.account(balance=1_000_000)

@@ -1,6 +1,7 @@
 // The text rules and the chunker (include/mediagen/orders/chunker.hpp states the properties).
 // Input: two bytes of capacity (1 + little-endian value % 5000), one byte of flags (bit 0: unit
-// utf8_bytes, bit 1: paragraph mode), then the text. Order creation and the preview only pass
+// utf8_bytes, bit 1: paragraph mode, bit 2: a lead chunk of 1 + 16 * (flags >> 3) units), then
+// the text. Order creation and the preview only pass
 // valid UTF-8 (JSON strings, then the text check stage), so the properties are checked on valid
 // UTF-8; other input must merely not crash (the header promises that much). Properties:
 //   - plan.cleaned is strip_brackets(text) trimmed; the chunks and separators rejoin to it;
@@ -10,7 +11,8 @@
 //     than one code point, the chunk then being exactly that code point;
 //   - paragraph mode numbers paragraphs from 0 and moves on exactly at a blank line; ordinary
 //     mode has no paragraph index;
-//   - the fresh /text fields of every such chunk are within their own limits.
+//   - the fresh /text fields of every such chunk are within their own limits;
+//   - a lead chunk fits its smaller window (the same exception).
 #include <string>
 #include <string_view>
 
@@ -95,10 +97,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t flags = in.u8();
   options.unit = (flags & 1) ? CapacityUnit::utf8_bytes : CapacityUnit::chars;
   options.mode = (flags & 2) ? GenerationMode::paragraph : GenerationMode::ordinary;
+  if (flags & 4) options.lead_capacity = 1 + 16 * static_cast<std::size_t>(flags >> 3);
   const std::string_view text = in.rest;
 
   const ChunkPlan plan = plan_chunks(text, options);
   if (!mediagen::is_valid_utf8(text)) return 0;  // callers never pass it; it must only not crash
   check_plan(text, plan, options);
+  if (options.lead_capacity > 0 && !plan.chunks.empty()) {
+    const ChunkText& lead = plan.chunks.front();
+    const bool one_wide_code_point = options.unit == CapacityUnit::utf8_bytes && lead.length == 1;
+    FUZZ_CHECK(lead.raw_length <= options.lead_capacity || one_wide_code_point);
+  }
   return 0;
 }

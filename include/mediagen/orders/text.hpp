@@ -149,10 +149,18 @@ inline constexpr std::size_t kCharsPerPause = 50;
 // A chunk of at least this many code points is never considered tiny (G8).
 inline constexpr std::size_t kComfortableChunkChars = 500;
 
+// The lead chunk (answers that stream the audio while it is made): the first chunk ends at the
+// first sentence-or-paragraph boundary after at least kLeadMinChars code points, inside a window
+// of min(lead_capacity, capacity) units; with no such boundary there, it is packed like any chunk
+// into that window. Its audio is made and sent first, so the listener waits for one sentence, not
+// for a chunk the size of the capacity. The cut's separator is not billed, like every separator.
+inline constexpr std::size_t kLeadMinChars = 20;
+
 struct ChunkerOptions {
   std::size_t capacity = 0;
   CapacityUnit unit = CapacityUnit::chars;
   GenerationMode mode = GenerationMode::ordinary;
+  std::size_t lead_capacity = 0;  // 0: no lead chunk (see above)
 };
 
 struct ChunkText {

@@ -15,6 +15,9 @@ namespace mediagen::orders {
 namespace {
 
 constexpr std::string_view kScope = "speech.create";
+// The answer streams the audio as it is made: the first chunk is a lead chunk (text.hpp) of at
+// most this many units, so the first audio waits for about one sentence.
+constexpr std::size_t kLeadCapacity = 250;
 
 // The tts_settings the order speaks with: the template's (or a bare mode_v1 one), with the voice
 // and speed the request names laid over them. A speed the caller asked for is honoured on every
@@ -77,6 +80,7 @@ Result<OrderWritten> create_speech_order(db::Db& db, const Caller& caller, const
   auto setup = templates::validate_stored(db, order.service_key, config, user);
   if (!setup) return setup.error();
   use_speech_setup(order, *setup);
+  order.chunker.lead_capacity = kLeadCapacity;
 
   // The text rules of POST /orders: something left to speak once brackets are removed.
   std::optional<ApiError> shape;

@@ -37,18 +37,34 @@ class Splitter {
   Splitter(std::string_view text, std::size_t capacity, CapacityUnit unit, std::vector<Span>& out)
       : text_(text), capacity_(capacity), bytes_(unit == CapacityUnit::utf8_bytes), out_(out) {}
 
+  // The next split's first chunk is a lead chunk (text.hpp) of at most `capacity` units.
+  void lead_with(std::size_t capacity) noexcept { lead_ = std::min(capacity, capacity_); }
+
   // Splits [begin, end), which starts and ends with a non-space, into spans.
   void split(std::size_t begin, std::size_t end, std::optional<std::size_t> paragraph) {
     end_ = end;
     std::size_t p = begin;
     while (p < end) {
-      const Cut cut = next_cut(p, end);
+      const Cut cut = lead_ > 0 ? lead_cut(p, end) : next_cut(p, end);
       out_.push_back(Span{p, cut.end, cut.next, paragraph});
       p = cut.next;
     }
   }
 
  private:
+  // The lead chunk: the scan of next_cut in the smaller window, stopping at the first sentence
+  // boundary past kLeadMinChars. Once only.
+  Cut lead_cut(std::size_t p, std::size_t end) noexcept {
+    const std::size_t full = capacity_;
+    capacity_ = lead_;
+    stop_after_ = kLeadMinChars;
+    const Cut cut = next_cut(p, end);
+    capacity_ = full;
+    stop_after_ = 0;
+    lead_ = 0;
+    return cut;
+  }
+
   // An angle-bracket tag starting at `lt` ("<break time=\"1s\" />"): the position after its
   // '>' when the tag is short (no '<' or line break before the '>', at most kMaxTagBytes) and
   // fits the capacity, so it is never cut; otherwise `lt` (not protected).
@@ -104,7 +120,10 @@ class Splitter {
         if (q >= tag_end) {
           const Cut cut{q, run.end, units, code_points};
           if (run.breaks >= 2) paragraph_cut = cut;
-          if (run.breaks >= 1 || after != After::none) sentence_cut = cut;
+          if (run.breaks >= 1 || after != After::none) {
+            if (stop_after_ > 0 && code_points >= stop_after_) return cut;
+            sentence_cut = cut;
+          }
           word_cut = cut;
         }
         const std::size_t run_units = bytes_ ? run.end - q : run.code_points;
@@ -119,6 +138,7 @@ class Splitter {
       if (units + cp_units > capacity_) return choose(p, q, paragraph_cut, sentence_cut, word_cut);
       if (after == After::cjk_terminator && !is_closer(cp.value) && !is_terminator(cp.value) && q >= tag_end) {
         sentence_cut = Cut{q, q, units, code_points};
+        if (stop_after_ > 0 && code_points >= stop_after_) return *sentence_cut;
       }
       if (cp.value == U'<' && q >= tag_end) tag_end = tag_end_at(q, end);
       if (is_terminator(cp.value)) {
@@ -175,6 +195,8 @@ class Splitter {
   bool bytes_;
   std::vector<Span>& out_;
   std::size_t end_ = 0;  // end of the region being split
+  std::size_t lead_ = 0;        // > 0: the next chunk is a lead chunk of this many units
+  std::size_t stop_after_ = 0;  // > 0: the scan ends at the first sentence boundary past this
 };
 
 // Paragraphs of a trimmed text: [begin, end) pairs, split at whitespace runs with a blank line.
@@ -317,6 +339,7 @@ ChunkPlan plan_chunks(std::string_view raw_text, const ChunkerOptions& options) 
   const std::size_t capacity = std::max<std::size_t>(1, options.capacity);
   std::vector<Span> spans;
   Splitter splitter(text, capacity, options.unit, spans);
+  if (options.lead_capacity > 0) splitter.lead_with(options.lead_capacity);
   if (options.mode == GenerationMode::paragraph) {
     const auto paragraphs = paragraphs_of(text);
     for (std::size_t k = 0; k < paragraphs.size(); ++k) {
