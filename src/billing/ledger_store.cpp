@@ -1,19 +1,14 @@
 #include "mediagen/billing/ledger.hpp"
 
+#include <optional>
+
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/pg.hpp"
 
 namespace mediagen::billing {
 namespace {
 
-// Opens the transaction record; no row means (kind, reference) was posted before.
-const db::Statement kOpenTxn{
-    "ledger_open_txn",
-    "INSERT INTO ledger_txns (kind, reference, user_id, order_id, item_id, note)"
-    " VALUES ($1, $2, NULLIF($3, 0), NULLIF($4, '')::uuid, NULLIF($5, '')::uuid, NULLIF($6, ''))"
-    " ON CONFLICT (kind, reference) DO NOTHING RETURNING id"};
-
-// One leg in one round trip: debit the source (refused below zero unless it may go negative),
+// One further leg in one round trip: debit the source (refused below zero unless it may go negative),
 // credit the destination (created on first use) and write both entries with the balance chain.
 // No row back: the source could not pay.
 const db::Statement kLeg{
@@ -35,6 +30,37 @@ const db::Statement kLeg{
     " UNION ALL"
     " SELECT $9::bigint, c.id, $5, $6::bigint, c.balance - $6, c.balance, c.version, NULLIF($10, '')::uuid, NULLIF($11, '')::uuid"
     " FROM c"};
+
+// The transaction record and its first leg in one round trip. Its first column is null when
+// (kind, reference) was posted before (then nothing moves: the leg's debit requires the new
+// record); its second counts the entries written, 2 unless the source could not pay.
+const db::Statement kOpenWithLeg{
+    "ledger_open_with_leg",
+    "WITH t AS ("
+    "  INSERT INTO ledger_txns (kind, reference, user_id, order_id, item_id, note)"
+    "  VALUES ($9, $12, NULLIF($13, 0), NULLIF($10, '')::uuid, NULLIF($11, '')::uuid, NULLIF($14, ''))"
+    "  ON CONFLICT (kind, reference) DO NOTHING RETURNING id),"
+    " d AS ("
+    "  UPDATE ledger_accounts SET balance = balance - $6, version = version + 1, updated_at = now()"
+    "  WHERE kind = $1 AND owner = $2 AND asset_id = $5 AND (allow_negative OR balance >= $6)"
+    "   AND EXISTS (SELECT 1 FROM t)"
+    "  RETURNING id, balance, version),"
+    " c AS ("
+    "  INSERT INTO ledger_accounts (kind, owner, user_id, order_id, asset_id, balance, version)"
+    "  SELECT $3, $4, NULLIF($7, 0), NULLIF($8, '')::uuid, $5, $6, 1 FROM d"
+    "  ON CONFLICT (kind, owner, asset_id) DO UPDATE SET balance = ledger_accounts.balance + EXCLUDED.balance,"
+    "   version = ledger_accounts.version + 1, updated_at = now()"
+    "  RETURNING id, balance, version),"
+    " e AS ("
+    "  INSERT INTO ledger_entries (txn_id, account_id, asset_id, amount, prev_balance, new_balance, account_version,"
+    "   order_id, item_id)"
+    "  SELECT t.id, d.id, $5, -$6::bigint, d.balance + $6, d.balance, d.version, NULLIF($10, '')::uuid,"
+    "   NULLIF($11, '')::uuid FROM t, d"
+    "  UNION ALL"
+    "  SELECT t.id, c.id, $5, $6::bigint, c.balance - $6, c.balance, c.version, NULLIF($10, '')::uuid,"
+    "   NULLIF($11, '')::uuid FROM t, c"
+    "  RETURNING 1)"
+    " SELECT (SELECT id FROM t), (SELECT count(*) FROM e)"};
 
 const db::Statement kBalance{
     "ledger_balance", "SELECT balance FROM ledger_accounts WHERE kind = $1 AND owner = $2 AND asset_id = $3 FOR UPDATE"};
@@ -87,14 +113,22 @@ Posted post(db::Db& db, db::Tx& tx, const Transfer& t) {
     any = any || leg.amount > 0;
   }
   if (!any) return Posted::yes;
-  auto opened = db.exec(tx, kOpenTxn, std::string(t.kind), t.reference, t.user.value, t.order_id, t.item_id, t.note);
-  if (opened.empty()) return Posted::already;
-  const std::int64_t txn = opened[0][0].as<std::int64_t>();
+  std::optional<std::int64_t> txn;  // the record, opened with the first leg that moves anything
   for (const auto& leg : t.legs) {
     if (leg.amount == 0) continue;
-    auto rows = db.exec(tx, kLeg, std::string(to_string(leg.from.kind)), leg.from.owner,
-                        std::string(to_string(leg.to.kind)), leg.to.owner, leg.from.asset.value, leg.amount,
-                        leg.to.user_id, leg.to.order_id, txn, t.order_id, t.item_id);
+    const std::string from(to_string(leg.from.kind));
+    const std::string to(to_string(leg.to.kind));
+    if (!txn) {
+      const auto row = db.exec(tx, kOpenWithLeg, from, leg.from.owner, to, leg.to.owner, leg.from.asset.value,
+                               leg.amount, leg.to.user_id, leg.to.order_id, std::string(t.kind), t.order_id,
+                               t.item_id, t.reference, t.user.value, t.note)[0];
+      if (row[0].is_null()) return Posted::already;
+      if (row[1].as<std::int64_t>() != 2) throw InsufficientBalance();
+      txn = row[0].as<std::int64_t>();
+      continue;
+    }
+    auto rows = db.exec(tx, kLeg, from, leg.from.owner, to, leg.to.owner, leg.from.asset.value, leg.amount,
+                        leg.to.user_id, leg.to.order_id, *txn, t.order_id, t.item_id);
     if (rows.affected_rows() != 2) throw InsufficientBalance();
   }
   return Posted::yes;

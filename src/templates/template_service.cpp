@@ -46,8 +46,20 @@ std::string describe(const ApiError& e) {
 }  // namespace
 
 Result<Template> load_template(db::Db& db, UserId user, const TemplateId& template_id) {
-  auto row = db::read(db, [&](db::Tx& tx) { return store::find(db, tx, template_id.str(), false); });
-  return owned(std::move(row), user);
+  return db::read(db, [&](db::Tx& tx) { return load_template_in(db, tx, user, template_id); });
+}
+
+Result<Template> load_template_in(db::Db& db, db::Tx& tx, UserId user, const TemplateId& template_id) {
+  return owned(store::find(db, tx, template_id.str(), false), user);
+}
+
+Result<TemplateSetup> load_template_setup(db::Db& db, UserId user, const TemplateId& template_id) {
+  return db::read(db, [&](db::Tx& tx) -> Result<TemplateSetup> {
+    auto stored = load_template_in(db, tx, user, template_id);
+    if (!stored) return stored.error();
+    auto setup = validate_stored_in(db, tx, stored->service_key, stored->config_json, stored->user_id);
+    return TemplateSetup{std::move(*stored), std::move(setup)};
+  });
 }
 
 Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json,

@@ -158,6 +158,32 @@ TEST_F(LedgerTest, SkipsZeroLegsAndRefusesNegativeOnes) {
                std::invalid_argument);
 }
 
+// The record opens with the first leg that moves anything (one round trip for both); the legs
+// after it post under the same record, and a repeat of the whole transfer moves nothing.
+TEST_F(LedgerTest, OpensTheRecordWithTheFirstMovingLegAndPostsTheRestUnderIt) {
+  adjust(alice, 100);
+  const std::string order = random_uuid();
+  const auto wallet = Account::wallet(alice, asset);
+  const auto escrow = Account::escrow(alice, order, asset);
+  const billing::Transfer t{.kind = "test",
+                            .reference = "zero-then-two",
+                            .user = alice,
+                            .order_id = order,
+                            .legs = {{wallet, escrow, 0}, {wallet, escrow, 30}, {wallet, escrow, 20}}};
+  const auto rows = entries();
+  EXPECT_EQ(db::transact(*db, [&](db::Tx& tx) { return billing::post(*db, tx, t); }), billing::Posted::yes);
+  EXPECT_EQ(entries(), rows + 4);
+  EXPECT_EQ(query_value(db_url, "SELECT count(DISTINCT e.txn_id) FROM ledger_entries e JOIN ledger_txns t"
+                                " ON t.id = e.txn_id WHERE t.reference = 'zero-then-two'"),
+            "1");
+  EXPECT_EQ(balance(wallet), 50);
+  EXPECT_EQ(balance(escrow), 50);
+  EXPECT_EQ(db::transact(*db, [&](db::Tx& tx) { return billing::post(*db, tx, t); }), billing::Posted::already);
+  EXPECT_EQ(entries(), rows + 4);
+  EXPECT_EQ(balance(wallet), 50);
+  expect_ledger_consistent();
+}
+
 TEST_F(LedgerTest, ForbidsUpdatingOrDeletingLedgerRows) {
   adjust(alice, 1000);
   for (const char* sql : {"UPDATE ledger_entries SET amount = 1", "DELETE FROM ledger_entries",

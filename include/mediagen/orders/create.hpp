@@ -239,7 +239,7 @@ std::int64_t lock_user_and_count_active(db::Db& db, db::Tx& tx, UserId user);
 // The subscription quota left, its ledger row locked so concurrent orders split it exactly.
 std::int64_t lock_subscription_quota(db::Db& db, db::Tx& tx, UserId user, AssetId tokens);
 
-// The order row and every chunk (one statement each, never one per chunk); returns created_at.
+// The order row and every chunk, in one statement; returns created_at and the transaction's id.
 struct OrderInsert {
   const std::string& order_id;
   UserId user;
@@ -249,7 +249,11 @@ struct OrderInsert {
   const OrderPrice& price;
   const std::vector<std::int64_t>& chunk_tokens;
 };
-TimePoint insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert& insert);
+struct OrderInserted {
+  TimePoint created_at;
+  std::int64_t xid = 0;  // db::KnownXid
+};
+OrderInserted insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert& insert);
 
 // Records the nonce of a confirmed top-up quote against the order it pays for; false when the
 // quote was spent before (by this order's lost attempt, the caller checks order_exists first).

@@ -50,6 +50,17 @@ struct SpeechSetup {
 // such template exists or it was deleted; 403 template_access_denied when it belongs to another
 // account.
 Result<Template> load_template(db::Db& db, UserId user, const TemplateId& template_id);
+// The same inside the caller's transaction.
+Result<Template> load_template_in(db::Db& db, db::Tx& tx, UserId user, const TemplateId& template_id);
+
+// load_template, then validate_stored of it, in one read transaction (what an order made from a
+// template needs): the template's refusal, or the template with its setup or its
+// template_model_outdated refusal.
+struct TemplateSetup {
+  Template stored;
+  Result<SpeechSetup> setup;
+};
+Result<TemplateSetup> load_template_setup(db::Db& db, UserId user, const TemplateId& template_id);
 
 // Checks a stored template (or an order's snapshot of one) against the current catalogue:
 // the service is a live voice service, the model active, the mode supported, the voice in the

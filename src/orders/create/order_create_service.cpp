@@ -137,7 +137,7 @@ Result<OrderWritten> insert_order(db::Db& db, const Caller& caller, const NewOrd
 
   const KeyTokens key_tokens(caller);
   // A lost COMMIT is settled by asking PostgreSQL about this attempt's own transaction.
-  return db::transact_settled(db, [&](db::Tx& tx) -> Result<OrderWritten> {
+  return db::transact_settled(db, [&](db::Tx& tx, db::KnownXid& xid) -> Result<OrderWritten> {
     if (kept) {
       auto claimed = kept->claim(db, tx, operation);
       if (!claimed) return claimed.error();
@@ -174,8 +174,10 @@ Result<OrderWritten> insert_order(db::Db& db, const Caller& caller, const NewOrd
     if (shape) return *shape;
     if (auto refusal = topup_refusal(db, tx, caller, order, operation, ctx, price, order_id)) return *refusal;
 
-    const TimePoint created_at = insert_order_and_chunks(
+    const OrderInserted inserted = insert_order_and_chunks(
         db, tx, {order_id, user, principal.key_id, order, ctx.money, price, chunk_tokens});
+    xid.value = inserted.xid;
+    const TimePoint created_at = inserted.created_at;
 
     OrderWritten written{.work_queued = true, .slots = slots};
     Order& o = written.order;
@@ -244,13 +246,12 @@ Result<OrderWritten> create_order(db::Db& db, const Caller& caller, CreateReques
   // problem, reported with the other 422s.
   std::optional<ApiError> outdated;
   if (req.template_id) {
-    auto stored = templates::load_template(db, user, *req.template_id);
-    if (!stored) return stored.error();
-    order.template_id = TemplateId::of_row(stored->id);
-    order.service_key = stored->service_key;
-    auto setup = templates::validate_stored(db, *stored);
-    if (!setup) outdated = setup.error();
-    else use_speech_setup(order, *setup);
+    auto loaded = templates::load_template_setup(db, user, *req.template_id);
+    if (!loaded) return loaded.error();
+    order.template_id = TemplateId::of_row(loaded->stored.id);
+    order.service_key = loaded->stored.service_key;
+    if (!loaded->setup) outdated = loaded->setup.error();
+    else use_speech_setup(order, *loaded->setup);
   } else if (is_single_shot(req.task_type)) {
     if (!use_prompt_service(db, req.generative, req.text_ok, order)) req.refusal = ApiError::refused(Reason::service_not_found);
   } else if (req.task_type == TaskType::voice_search && !req.refusal) {

@@ -48,27 +48,29 @@ const db::Statement kLockUser{"orders_lock_user", "SELECT 1 FROM users WHERE id 
 const db::Statement kActiveOrders{
     "orders_active_count",
     "SELECT count(*) FROM orders WHERE user_id = $1 AND status IN ('created', 'pending', 'in_progress')"};
+// The order row and every chunk in one statement (never one per chunk), which also returns the
+// transaction's id (db::KnownXid). The chunks take the order row from the first part's RETURNING:
+// what a statement inserts is not visible to its own scans. The workers are woken after the
+// commit (OrderWriteOptions::on_queued), not by NOTIFY.
 const db::Statement kInsertOrder{
-    "orders_insert",
-    "INSERT INTO orders (id, user_id, api_key_id, task_type, service_key, model_id, template_id, config_snapshot,"
-    " config_override, generation_mode, task_data, engine_request, input_text, asset_id, price_per_1k_minor, capacity,"
-    " capacity_unit, price_units, tokens_from_quota, tokens_from_payg, retry_of)"
-    " VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), NULLIF($7, '')::uuid, $8::jsonb, $9::jsonb, $10, $11::jsonb,"
-    "  $12::jsonb, $13, $14, $15, $16, $17, $18, $19, $20, NULLIF($21, '')::uuid)"
-    " RETURNING (extract(epoch from created_at) * 1000000)::bigint"};
-// Every chunk in one statement (never one per chunk). The workers are woken after the commit
-// (OrderWriteOptions::on_queued), not by NOTIFY.
-const db::Statement kInsertItems{
-    "orders_insert_items",
-    "WITH ins AS (INSERT INTO order_items (order_id, item_type, chunk_index, paragraph_index, text,"
-    "  original_text_length, current_text_length, free_length, billable_length, max_billable_length, max_raw_length,"
-    "  raw_length, capacity_unit, price_units, quota_tokens, payg_minor, remaining_locked, queued_at)"
-    " SELECT $1, 'chunk', t.i, t.p, t.txt, t.len, t.len, t.bill, t.bill, t.maxb, $2, t.raw, $3, t.tok, t.q, t.m, t.tok,"
-    "  o.created_at"
-    " FROM orders o, unnest($4::int[], $5::int[], $6::text[], $7::int[], $8::int[], $9::int[], $10::int[],"
-    "  $11::bigint[], $12::bigint[], $13::bigint[]) AS t(i, p, txt, len, bill, maxb, raw, tok, q, m)"
-    " WHERE o.id = $1 RETURNING 1)"
-    " SELECT count(*) FROM ins"};
+    "orders_insert_with_items",
+    "WITH o AS ("
+    "  INSERT INTO orders (id, user_id, api_key_id, task_type, service_key, model_id, template_id, config_snapshot,"
+    "   config_override, generation_mode, task_data, engine_request, input_text, asset_id, price_per_1k_minor, capacity,"
+    "   capacity_unit, price_units, tokens_from_quota, tokens_from_payg, retry_of)"
+    "  VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), NULLIF($7, '')::uuid, $8::jsonb, $9::jsonb, $10, $11::jsonb,"
+    "   $12::jsonb, $13, $14, $15, $16, $17, $18, $19, $20, NULLIF($21, '')::uuid)"
+    "  RETURNING id, created_at),"
+    " ins AS ("
+    "  INSERT INTO order_items (order_id, item_type, chunk_index, paragraph_index, text,"
+    "   original_text_length, current_text_length, free_length, billable_length, max_billable_length, max_raw_length,"
+    "   raw_length, capacity_unit, price_units, quota_tokens, payg_minor, remaining_locked, queued_at)"
+    "  SELECT o.id, 'chunk', t.i, t.p, t.txt, t.len, t.len, t.bill, t.bill, t.maxb, $16, t.raw, $17, t.tok, t.q, t.m,"
+    "   t.tok, o.created_at"
+    "  FROM o, unnest($22::int[], $23::int[], $24::text[], $25::int[], $26::int[], $27::int[], $28::int[],"
+    "   $29::bigint[], $30::bigint[], $31::bigint[]) AS t(i, p, txt, len, bill, maxb, raw, tok, q, m)"
+    "  RETURNING 1)"
+    " SELECT (extract(epoch from o.created_at) * 1000000)::bigint, (SELECT count(*) FROM ins), txid_current() FROM o"};
 
 // The template-less services (sfx, music): the service's first active model and its engine.
 const db::Statement kPromptService{
@@ -137,19 +139,9 @@ std::int64_t lock_subscription_quota(db::Db& db, db::Tx& tx, UserId user, AssetI
   return rows.empty() ? 0 : rows[0][0].as<std::int64_t>();
 }
 
-TimePoint insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert& in) {
+OrderInserted insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert& in) {
   const NewOrder& order = in.order;
   const OrderPrice& price = in.price;
-  const std::string task_type(task_type_name(order.task_type));
-  const std::string template_id = order.template_id ? order.template_id->str() : std::string();
-  const auto created = db.exec(
-      tx, kInsertOrder, in.order_id, in.user.value, in.key.value, task_type, order.service_key,
-      order.model_id, template_id, order.config_snapshot, order.config_override,
-      std::string(to_string(order.mode)), order.task_data, order.engine_request, order.input_text, in.money.value,
-      order.price_per_1k_minor, static_cast<std::int64_t>(order.chunker.capacity),
-      std::string(to_string(order.chunker.unit)), price.minor, price.from_quota, price.from_payg,
-      order.retry_of.value_or(""));
-
   std::vector<std::int64_t> index, length, billable, max_billable, raw, quota_part, money_part;
   std::vector<std::optional<std::size_t>> paragraph;
   std::vector<std::string> texts;
@@ -166,11 +158,19 @@ TimePoint insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert& in)
     quota_part.push_back(price.chunks[i].quota_tokens);
     money_part.push_back(price.chunks[i].payg_minor);
   }
-  db.exec(tx, kInsertItems, in.order_id, static_cast<std::int64_t>(order.chunker.capacity),
-          std::string(to_string(order.chunker.unit)), int_array(index), optional_int_array(paragraph),
-          db::text_array(texts), int_array(length), int_array(billable), int_array(max_billable), int_array(raw),
-          int_array(in.chunk_tokens), int_array(quota_part), int_array(money_part));
-  return TimePoint{std::chrono::microseconds{created[0][0].as<std::int64_t>()}};
+  const std::string task_type(task_type_name(order.task_type));
+  const std::string template_id = order.template_id ? order.template_id->str() : std::string();
+  const auto row = db.exec(
+      tx, kInsertOrder, in.order_id, in.user.value, in.key.value, task_type, order.service_key,
+      order.model_id, template_id, order.config_snapshot, order.config_override,
+      std::string(to_string(order.mode)), order.task_data, order.engine_request, order.input_text, in.money.value,
+      order.price_per_1k_minor, static_cast<std::int64_t>(order.chunker.capacity),
+      std::string(to_string(order.chunker.unit)), price.minor, price.from_quota, price.from_payg,
+      order.retry_of.value_or(""), int_array(index), optional_int_array(paragraph), db::text_array(texts),
+      int_array(length), int_array(billable), int_array(max_billable), int_array(raw), int_array(in.chunk_tokens),
+      int_array(quota_part), int_array(money_part))[0];
+  return OrderInserted{.created_at = TimePoint{std::chrono::microseconds{row[0].as<std::int64_t>()}},
+                       .xid = row[2].as<std::int64_t>()};
 }
 
 std::optional<PromptService> find_prompt_service(db::Db& db, TaskType task_type) {

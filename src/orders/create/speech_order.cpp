@@ -6,6 +6,7 @@
 
 #include "mediagen/orders/create.hpp"
 #include "mediagen/core/json_text.hpp"
+#include "mediagen/db/transact.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/orders/text.hpp"
 #include "mediagen/templates/templates.hpp"
@@ -66,18 +67,21 @@ Result<OrderWritten> create_speech_order(db::Db& db, const Caller& caller, const
   }
   NewOrder order;
   order.input_text = request.text;
-  std::optional<std::string> template_config;
-  if (request.template_id) {
-    auto stored = templates::load_template(db, user, *request.template_id);
-    if (!stored) return stored.error();
-    order.template_id = TemplateId::of_row(stored->id);
-    order.service_key = stored->service_key;
-    template_config = stored->config_json;
-  } else {
-    order.service_key = request.service_key;
-  }
-  const std::string config = to_json_text(speech_config(request, template_config));
-  auto setup = templates::validate_stored(db, order.service_key, config, user);
+  // The template and the catalogue in one read transaction.
+  auto setup = db::read(db, [&](db::Tx& tx) -> Result<templates::SpeechSetup> {
+    std::optional<std::string> template_config;
+    if (request.template_id) {
+      auto stored = templates::load_template_in(db, tx, user, *request.template_id);
+      if (!stored) return stored.error();
+      order.template_id = TemplateId::of_row(stored->id);
+      order.service_key = stored->service_key;
+      template_config = stored->config_json;
+    } else {
+      order.service_key = request.service_key;
+    }
+    const std::string config = to_json_text(speech_config(request, template_config));
+    return templates::validate_stored_in(db, tx, order.service_key, config, user);
+  });
   if (!setup) return setup.error();
   use_speech_setup(order, *setup);
   order.chunker.lead_capacity = kLeadCapacity;

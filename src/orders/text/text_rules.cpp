@@ -1,7 +1,10 @@
 #include "mediagen/orders/text.hpp"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
+
+#include "chunk_scan.hpp"
 
 namespace mediagen::orders {
 
@@ -150,6 +153,84 @@ std::string strip_brackets(std::string_view text) {
     }
   }
   return out;
+}
+
+// The pauses of a chunk (text.hpp, Pauses).
+// Bytes that may start a pause or a whitespace run with line breaks: '.', '<', the ASCII line
+// breaks, and the leads of U+0085 (C2) and of … U+2028 U+2029 (E2).
+struct PauseStart {
+  bool table[256] = {};
+  constexpr PauseStart() {
+    for (const char c : std::string_view(".<\n\v\f\r")) table[static_cast<unsigned char>(c)] = true;
+    table[0xC2] = true;
+    table[0xE2] = true;
+  }
+};
+constexpr PauseStart kPauseStart{};
+
+using namespace scan;  // the byte-level scan of chunk_scan.hpp
+
+std::size_t count_pauses(std::string_view text) noexcept {
+  std::size_t pauses = 0;
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  auto is_ellipsis_at = [&](std::size_t pos) {
+    return pos + 2 < n && text[pos] == '\xE2' && text[pos + 1] == '\x80' && text[pos + 2] == '\xA6';
+  };
+  while (i < n) {
+    if (!kPauseStart.table[static_cast<unsigned char>(text[i])]) {
+      ++i;
+      continue;
+    }
+    const char c = text[i];
+    if (c == '.' || is_ellipsis_at(i)) {
+      std::size_t dots = 0;
+      std::size_t ellipses = 0;
+      while (i < n) {
+        if (text[i] == '.') {
+          ++dots;
+          ++i;
+        } else if (is_ellipsis_at(i)) {
+          ++ellipses;
+          i += 3;
+        } else {
+          break;
+        }
+      }
+      if (ellipses > 0 || dots >= 2) ++pauses;
+      continue;
+    }
+    if (c == '<' && i + 6 < n) {
+      static constexpr std::string_view kBreak = "break";
+      bool match = true;
+      for (std::size_t k = 0; k < kBreak.size() && match; ++k) {
+        const char t = text[i + 1 + k];
+        match = (t | 0x20) == kBreak[k];
+      }
+      const char follow = text[i + 6];
+      if (match && (follow == '/' || follow == '>' || follow == ' ' || follow == '\t' || follow == '\n' ||
+                    follow == '\r')) {
+        ++pauses;
+        i += 6;
+        continue;
+      }
+    }
+    // A line break: the whitespace run from here on (what came before it in the run held no
+    // line break, or the scan would have stopped there).
+    const CodePoint cp = next_code_point(text, i);
+    if (line_break_weight(cp.value) > 0) {
+      const SpaceRun run = scan_space_run(text, i, n);
+      if (run.breaks >= 2) ++pauses;
+      i = run.end;
+      continue;
+    }
+    i += cp.length;
+  }
+  return pauses;
+}
+
+bool pauses_within_caps(std::size_t pauses, std::size_t length_code_points) noexcept {
+  return pauses <= kMaxPausesPerChunk && pauses <= std::max<std::size_t>(1, length_code_points / kCharsPerPause);
 }
 
 }  // namespace mediagen::orders
