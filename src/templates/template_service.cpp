@@ -28,8 +28,10 @@ ApiError access_denied() { return ApiError::refused(Reason::template_access_deni
 
 // The owner check of every use of a template: missing or deleted is 404, another account's 403.
 Result<Template> owned(std::optional<store::Row> row, UserId user) {
-  if (!row || row->deleted) return ApiError::not_found();
-  if (row->tpl.user_id != user) return access_denied();
+  if (auto refusal = template_use_refusal(row ? std::optional(row->tpl.user_id) : std::nullopt,
+                                          row && row->deleted, user)) {
+    return *refusal;
+  }
   return std::move(row->tpl);
 }
 
@@ -44,6 +46,12 @@ std::string describe(const ApiError& e) {
 }
 
 }  // namespace
+
+std::optional<ApiError> template_use_refusal(std::optional<UserId> owner, bool deleted, UserId user) {
+  if (!owner || deleted) return ApiError::not_found();
+  if (*owner != user) return access_denied();
+  return std::nullopt;
+}
 
 Result<Template> load_template(db::Db& db, UserId user, const TemplateId& template_id) {
   return db::read(db, [&](db::Tx& tx) { return load_template_in(db, tx, user, template_id); });

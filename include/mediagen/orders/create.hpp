@@ -132,8 +132,20 @@ bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_
 // the top-up quote (402 payg_topup_required, 409 quote_mismatch), and only then the inserts. Any refusal rolls everything
 // back. `operation` names what the Idempotency-Key (claimed in `kept`, when there is one) and a
 // top-up quote belong to.
+//
+// `from_template`: the order is made from that template, resolved inside this transaction so
+// that the order is one commit: the template is read with the context (404 or 403 before any
+// other refusal), validated against the catalogue (a template that no longer passes is the 422
+// template_model_outdated, after the request's own 422 `request_shape`), then the text planned
+// when `plan_text`. `order` then carries everything but the template's part; `shape` is unused.
+struct FromTemplate {
+  TemplateId id;
+  bool plan_text = false;
+  std::optional<ApiError> request_shape;
+};
 Result<OrderWritten> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,
-                                  std::optional<ApiError> shape, OrderKeeper* kept, std::string_view operation);
+                                  std::optional<ApiError> shape, OrderKeeper* kept, std::string_view operation,
+                                  const FromTemplate* from_template = nullptr);
 
 }  // namespace mediagen::orders
 
@@ -221,6 +233,17 @@ struct CreateContext {
   std::optional<TimePoint> blocked_until;   // the user's policy cooldown, when one was ever given
 };
 CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user, const std::string& service);
+
+// The same for an order made from a template, with the template's row in the same statement
+// (`row` empty: no such template); the context is that of the template's service.
+struct TemplateRow {
+  UserId owner;
+  std::string service_key;
+  std::string config_json;
+  bool deleted = false;
+};
+CreateContext read_template_context(db::Db& db, db::Tx& tx, UserId user, const TemplateId& template_id,
+                                    std::optional<TemplateRow>& row);
 
 // Tokens the user's orders on `service` charged or still hold locked since `since_us`.
 std::int64_t service_usage_since(db::Db& db, db::Tx& tx, UserId user, const std::string& service,

@@ -50,6 +50,10 @@ struct SpeechSetup {
 // such template exists or it was deleted; 403 template_access_denied when it belongs to another
 // account.
 Result<Template> load_template(db::Db& db, UserId user, const TemplateId& template_id);
+// The same rule on a template row read elsewhere (an order's creating statement): nothing when
+// `user` may use it; 404 when there is no such row (`owner` empty) or it was deleted, 403 when it
+// is another account's.
+std::optional<ApiError> template_use_refusal(std::optional<UserId> owner, bool deleted, UserId user);
 // The same inside the caller's transaction.
 Result<Template> load_template_in(db::Db& db, db::Tx& tx, UserId user, const TemplateId& template_id);
 

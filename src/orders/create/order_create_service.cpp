@@ -129,12 +129,97 @@ bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_
   return true;
 }
 
-Result<OrderWritten> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,
-                                  std::optional<ApiError> shape, OrderKeeper* kept, std::string_view operation) {
+namespace {
+
+// The context, and for an order made from a template its resolution (FromTemplate) into
+// `resolved` and `shape`.
+Result<CreateContext> read_context(db::Db& db, db::Tx& tx, UserId user, const FromTemplate* from,
+                                   const NewOrder& order, std::optional<NewOrder>& resolved,
+                                   std::optional<ApiError>& shape) {
+  if (!from) return read_create_context(db, tx, user, order.service_key);
+  std::optional<TemplateRow> row;
+  CreateContext ctx = read_template_context(db, tx, user, from->id, row);
+  const auto owner = row ? std::optional(row->owner) : std::nullopt;
+  if (auto refusal = templates::template_use_refusal(owner, row && row->deleted, user)) return *refusal;
+  NewOrder& made = resolved.emplace(order);
+  made.template_id = from->id;
+  made.service_key = row->service_key;
+  auto setup = templates::validate_stored_in(db, tx, row->service_key, row->config_json, user);
+  if (setup) {
+    use_speech_setup(made, *setup);
+    if (from->plan_text) made.plan = plan_chunks(made.input_text, made.chunker);
+  }
+  shape = from->request_shape;
+  if (!shape && !setup) shape = setup.error();
+  return ctx;
+}
+
+// Everything after the context, in the order insert_order's header gives.
+Result<OrderWritten> write_order(db::Db& db, db::Tx& tx, const Caller& caller, const NewOrder& order,
+                                 const CreateContext& ctx, const std::optional<ApiError>& shape,
+                                 const KeyTokens& key_tokens, OrderKeeper* kept, std::string_view operation,
+                                 db::KnownXid& xid) {
   const auth::Principal& principal = caller.principal;
   const UserId user = principal.user_id;
   const std::int64_t tokens = static_cast<std::int64_t>(order.plan.billable_chars);
+  // 429: the policy cooldown, the plan's slots and its ceiling on the service (counted under
+  // the user's lock, so racing creates see each other), then the key's token pool.
+  if (auto refusal = policy_cooldown_refusal(ctx.blocked_until, caller.now())) return *refusal;
+  std::optional<SlotUse> slots;
+  if (auto refusal = plan_limits_refusal(db, tx, user, ctx, order.service_key, tokens, slots)) return *refusal;
+  if (auto refusal = key_tokens.take(db, tx, tokens)) return *refusal;
 
+  // 402: the quota first where the plan entitles the service, the rest from the balance where
+  // the service is open to pay-as-you-go.
+  const std::int64_t quota = ctx.entitled ? lock_subscription_quota(db, tx, user, ctx.tokens) : 0;
+  std::vector<std::int64_t> chunk_tokens;
+  chunk_tokens.reserve(order.plan.chunks.size());
+  for (const auto& c : order.plan.chunks) chunk_tokens.push_back(static_cast<std::int64_t>(c.billable_length));
+  const OrderPrice price = price_order(chunk_tokens, quota, order.price_per_1k_minor);
+  if (price.from_payg > 0 && !ctx.payg_enabled) return ApiError::refused(Reason::insufficient_allowance);
+
+  const std::string order_id = order.order_id.value_or(random_uuid());
+  const OrderAccounts accounts{user, order_id, ctx.money, ctx.tokens};
+  try {
+    lock_order(db, tx, accounts, {.quota_tokens = price.from_quota, .minor = price.minor});
+  } catch (const billing::InsufficientBalance&) {
+    return ApiError::refused(Reason::insufficient_balance);
+  }
+
+  // 503, then 422; a top-up is quoted only for an order that would otherwise be made.
+  if (ctx.maintenance) return ApiError::refused(Reason::service_maintenance);
+  if (shape) return *shape;
+  if (auto refusal = topup_refusal(db, tx, caller, order, operation, ctx, price, order_id)) return *refusal;
+
+  const OrderInserted inserted = insert_order_and_chunks(
+      db, tx, {order_id, user, principal.key_id, order, ctx.money, price, chunk_tokens});
+  xid.value = inserted.xid;
+  const TimePoint created_at = inserted.created_at;
+
+  OrderWritten written{.work_queued = true, .slots = slots};
+  Order& o = written.order;
+  o.id = order_id;
+  o.user_id = user;
+  o.task_type = order.task_type;
+  o.status = OrderStatus::created;
+  o.service_key = order.service_key;
+  if (order.template_id) o.template_id = order.template_id->str();
+  o.config_override_json = order.config_override;
+  o.generation_mode = std::string(to_string(order.mode));
+  o.price_units = price.minor;
+  o.tokens_from_quota = price.from_quota;
+  o.tokens_from_payg = price.from_payg;
+  o.retry_of = order.retry_of;
+  o.created_at = o.updated_at = created_at;
+  if (kept) kept->keep(db, tx, written);
+  return written;
+}
+
+}  // namespace
+
+Result<OrderWritten> insert_order(db::Db& db, const Caller& caller, const NewOrder& order,
+                                  std::optional<ApiError> shape, OrderKeeper* kept, std::string_view operation,
+                                  const FromTemplate* from_template) {
   const KeyTokens key_tokens(caller);
   // A lost COMMIT is settled by asking PostgreSQL about this attempt's own transaction.
   return db::transact_settled(db, [&](db::Tx& tx, db::KnownXid& xid) -> Result<OrderWritten> {
@@ -143,59 +228,13 @@ Result<OrderWritten> insert_order(db::Db& db, const Caller& caller, const NewOrd
       if (!claimed) return claimed.error();
       if (*claimed == KeyUse::repeated) return OrderWritten{.replayed = true};  // nothing else is written
     }
-    const CreateContext ctx = read_create_context(db, tx, user, order.service_key);
-
-    // 429: the policy cooldown, the plan's slots and its ceiling on the service (counted under
-    // the user's lock, so racing creates see each other), then the key's token pool.
-    if (auto refusal = policy_cooldown_refusal(ctx.blocked_until, caller.now())) return *refusal;
-    std::optional<SlotUse> slots;
-    if (auto refusal = plan_limits_refusal(db, tx, user, ctx, order.service_key, tokens, slots)) return *refusal;
-    if (auto refusal = key_tokens.take(db, tx, tokens)) return *refusal;
-
-    // 402: the quota first where the plan entitles the service, the rest from the balance where
-    // the service is open to pay-as-you-go.
-    const std::int64_t quota = ctx.entitled ? lock_subscription_quota(db, tx, user, ctx.tokens) : 0;
-    std::vector<std::int64_t> chunk_tokens;
-    chunk_tokens.reserve(order.plan.chunks.size());
-    for (const auto& c : order.plan.chunks) chunk_tokens.push_back(static_cast<std::int64_t>(c.billable_length));
-    const OrderPrice price = price_order(chunk_tokens, quota, order.price_per_1k_minor);
-    if (price.from_payg > 0 && !ctx.payg_enabled) return ApiError::refused(Reason::insufficient_allowance);
-
-    const std::string order_id = order.order_id.value_or(random_uuid());
-    const OrderAccounts accounts{user, order_id, ctx.money, ctx.tokens};
-    try {
-      lock_order(db, tx, accounts, {.quota_tokens = price.from_quota, .minor = price.minor});
-    } catch (const billing::InsufficientBalance&) {
-      return ApiError::refused(Reason::insufficient_balance);
-    }
-
-    // 503, then 422; a top-up is quoted only for an order that would otherwise be made.
-    if (ctx.maintenance) return ApiError::refused(Reason::service_maintenance);
-    if (shape) return *shape;
-    if (auto refusal = topup_refusal(db, tx, caller, order, operation, ctx, price, order_id)) return *refusal;
-
-    const OrderInserted inserted = insert_order_and_chunks(
-        db, tx, {order_id, user, principal.key_id, order, ctx.money, price, chunk_tokens});
-    xid.value = inserted.xid;
-    const TimePoint created_at = inserted.created_at;
-
-    OrderWritten written{.work_queued = true, .slots = slots};
-    Order& o = written.order;
-    o.id = order_id;
-    o.user_id = user;
-    o.task_type = order.task_type;
-    o.status = OrderStatus::created;
-    o.service_key = order.service_key;
-    if (order.template_id) o.template_id = order.template_id->str();
-    o.config_override_json = order.config_override;
-    o.generation_mode = std::string(to_string(order.mode));
-    o.price_units = price.minor;
-    o.tokens_from_quota = price.from_quota;
-    o.tokens_from_payg = price.from_payg;
-    o.retry_of = order.retry_of;
-    o.created_at = o.updated_at = created_at;
-    if (kept) kept->keep(db, tx, written);
-    return written;
+    // Per attempt: a transaction that runs again resolves its template again.
+    std::optional<NewOrder> resolved;
+    std::optional<ApiError> attempt_shape = shape;
+    auto ctx = read_context(db, tx, caller.principal.user_id, from_template, order, resolved, attempt_shape);
+    if (!ctx) return ctx.error();
+    return write_order(db, tx, caller, resolved ? *resolved : order, *ctx, attempt_shape, key_tokens, kept,
+                       operation, xid);
   });
 }
 
@@ -225,7 +264,6 @@ Result<OrderWritten> insert_with_upload(db::Db& db, const Caller& caller, const 
 
 Result<OrderWritten> create_order(db::Db& db, const Caller& caller, CreateRequest request, OrderKeeper* kept,
                                   const OrderUploads& uploads) {
-  const UserId user = caller.principal.user_id;
   if (kept) {
     auto finished = kept->finished(db, kCreateScope);
     if (!finished) return finished.error();
@@ -242,17 +280,16 @@ Result<OrderWritten> create_order(db::Db& db, const Caller& caller, CreateReques
   order.input_text = req.text;
   order.topup = req.topup;
 
-  // Template access first (403 / 404); a template that no longer passes the schema is a shape
-  // problem, reported with the other 422s.
-  std::optional<ApiError> outdated;
+  // From a template: read, checked (403 / 404 first) and resolved in the creating transaction,
+  // so the order is one commit; a template that no longer passes the schema is a shape problem,
+  // reported with the other 422s (FromTemplate).
   if (req.template_id) {
-    auto loaded = templates::load_template_setup(db, user, *req.template_id);
-    if (!loaded) return loaded.error();
-    order.template_id = TemplateId::of_row(loaded->stored.id);
-    order.service_key = loaded->stored.service_key;
-    if (!loaded->setup) outdated = loaded->setup.error();
-    else use_speech_setup(order, *loaded->setup);
-  } else if (is_single_shot(req.task_type)) {
+    const bool plan_text = req.text_ok && !is_single_shot(req.task_type);
+    const FromTemplate from{.id = *req.template_id, .plan_text = plan_text,
+                            .request_shape = shape_refusal(req, std::nullopt)};
+    return insert_order(db, caller, order, std::nullopt, kept, kCreateScope, &from);
+  }
+  if (is_single_shot(req.task_type)) {
     if (!use_prompt_service(db, req.generative, req.text_ok, order)) req.refusal = ApiError::refused(Reason::service_not_found);
   } else if (req.task_type == TaskType::voice_search && !req.refusal) {
     auto judged = judge_voice_search_upload(uploads.files, req.errors);
@@ -268,11 +305,11 @@ Result<OrderWritten> create_order(db::Db& db, const Caller& caller, CreateReques
 
   // The estimate: what the text will bill, even when another field is wrong (billing is checked
   // before the shape); nothing when there is no usable text, which the shape check refuses.
-  if (req.text_ok && !outdated && !order.service_key.empty() && !is_single_shot(req.task_type)) {
+  if (req.text_ok && !order.service_key.empty() && !is_single_shot(req.task_type)) {
     order.plan = plan_chunks(order.input_text, order.chunker);
   }
 
-  std::optional<ApiError> shape = shape_refusal(req, std::move(outdated));
+  std::optional<ApiError> shape = shape_refusal(req, std::nullopt);
   return insert_with_upload(db, caller, order, std::move(shape), kept, upload, uploads.store);
 }
 

@@ -10,22 +10,35 @@ namespace {
 // Assets, the maintenance and confirm-mode switches, the service's pay-as-you-go switch, the
 // user's policy cooldown and the live subscription (its slots, whether its plan entitles the
 // service and the service's ceiling), in one round trip.
-const db::Statement kContext{
-    "orders_create_context",
-    "SELECT (SELECT id FROM currency_assets WHERE is_default AND deleted_at IS NULL),"
-    " (SELECT id FROM currency_assets WHERE kind = 'tokens'),"
-    " COALESCE((SELECT enabled FROM service_switches WHERE name = 'maintenance'), false),"
-    " s.id, p.concurrency_slots, l.id IS NOT NULL, l.usage_limit,"
-    " (extract(epoch from s.starts_at) * 1000000)::bigint,"
-    " COALESCE((SELECT payg_enabled FROM services WHERE key = $2), true),"
-    " COALESCE((SELECT enabled FROM service_switches WHERE name = 'payg_confirm'), false),"
-    " (SELECT code FROM currency_assets WHERE is_default AND deleted_at IS NULL),"
-    " (SELECT (extract(epoch from blocked_until) * 1000000)::bigint FROM policy_cooldowns WHERE user_id = $1)"
-    " FROM (SELECT 1) one"
-    " LEFT JOIN LATERAL (SELECT id, plan_id, starts_at FROM subscriptions WHERE user_id = $1 AND cancelled_at IS NULL"
-    "  AND starts_at <= now() AND expires_at > now() ORDER BY expires_at DESC LIMIT 1) s ON true"
-    " LEFT JOIN plans p ON p.id = s.plan_id"
-    " LEFT JOIN plan_limits l ON l.plan_id = p.id AND l.service_id = (SELECT id FROM services WHERE key = $2)"};
+#define MG_CONTEXT_COLUMNS(SERVICE)                                                                         \
+  "SELECT (SELECT id FROM currency_assets WHERE is_default AND deleted_at IS NULL),"                        \
+  " (SELECT id FROM currency_assets WHERE kind = 'tokens'),"                                                \
+  " COALESCE((SELECT enabled FROM service_switches WHERE name = 'maintenance'), false),"                    \
+  " s.id, p.concurrency_slots, l.id IS NOT NULL, l.usage_limit,"                                            \
+  " (extract(epoch from s.starts_at) * 1000000)::bigint,"                                                   \
+  " COALESCE((SELECT payg_enabled FROM services WHERE key = " SERVICE "), true),"                           \
+  " COALESCE((SELECT enabled FROM service_switches WHERE name = 'payg_confirm'), false),"                   \
+  " (SELECT code FROM currency_assets WHERE is_default AND deleted_at IS NULL),"                            \
+  " (SELECT (extract(epoch from blocked_until) * 1000000)::bigint FROM policy_cooldowns WHERE user_id = $1)"
+#define MG_CONTEXT_FROM(SERVICE)                                                                            \
+  " FROM (SELECT 1) one"                                                                                    \
+  " LEFT JOIN LATERAL (SELECT id, plan_id, starts_at FROM subscriptions WHERE user_id = $1 AND cancelled_at IS NULL" \
+  "  AND starts_at <= now() AND expires_at > now() ORDER BY expires_at DESC LIMIT 1) s ON true"              \
+  " LEFT JOIN plans p ON p.id = s.plan_id"                                                                  \
+  " LEFT JOIN plan_limits l ON l.plan_id = p.id AND l.service_id = (SELECT id FROM services WHERE key = " SERVICE ")"
+
+const db::Statement kContext{"orders_create_context", MG_CONTEXT_COLUMNS("$2") MG_CONTEXT_FROM("$2")};
+// The same for an order made from template $2, read in the same statement: its owner, service,
+// settings and whether it was deleted (no row: no such template). The context is the template's
+// service's.
+const db::Statement kTemplateContext{
+    "orders_create_template_context",
+    "WITH tp AS (SELECT user_id, service_key, config::text AS config, deleted_at IS NOT NULL AS deleted"
+    " FROM templates WHERE id = $2::uuid) " MG_CONTEXT_COLUMNS("(SELECT service_key FROM tp)")
+    ", tp.user_id, tp.service_key, tp.config, tp.deleted" MG_CONTEXT_FROM("(SELECT service_key FROM tp)")
+    " LEFT JOIN tp ON true"};
+#undef MG_CONTEXT_COLUMNS
+#undef MG_CONTEXT_FROM
 // What the user's orders on one service charged or still hold locked since a time (the period's
 // usage against a plan's per-service ceiling).
 const db::Statement kServiceUsage{
@@ -101,9 +114,9 @@ std::string optional_int_array(const std::vector<std::optional<std::size_t>>& va
 
 }  // namespace
 
-CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user, const std::string& service) {
-  const auto ctx = db.exec(tx, kContext, user.value, service);
-  const auto& r = ctx[0];
+namespace {
+
+CreateContext context_from(const pqxx::row& r) {
   const bool subscribed = !r[3].is_null();
   return CreateContext{.money = AssetId{r[0].as<std::int64_t>()},
                        .tokens = AssetId{r[1].as<std::int64_t>()},
@@ -118,6 +131,26 @@ CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user, const std
                        .confirm_mode = r[9].as<bool>(),
                        .currency = r[10].is_null() ? std::string() : r[10].as<std::string>(),
                        .blocked_until = r[11].is_null() ? std::nullopt : std::optional(db::time_from_micros(r[11]))};
+}
+
+}  // namespace
+
+CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user, const std::string& service) {
+  return context_from(db.exec(tx, kContext, user.value, service)[0]);
+}
+
+CreateContext read_template_context(db::Db& db, db::Tx& tx, UserId user, const TemplateId& template_id,
+                                    std::optional<TemplateRow>& row) {
+  const auto rows = db.exec(tx, kTemplateContext, user.value, template_id.str());
+  const auto& r = rows[0];
+  row.reset();
+  if (!r[12].is_null()) {
+    row = TemplateRow{.owner = UserId{r[12].as<std::int64_t>()},
+                      .service_key = r[13].as<std::string>(),
+                      .config_json = r[14].as<std::string>(),
+                      .deleted = r[15].as<bool>()};
+  }
+  return context_from(r);
 }
 
 bool spend_quote(db::Db& db, db::Tx& tx, std::string_view nonce, UserId user, std::string_view order_id) {

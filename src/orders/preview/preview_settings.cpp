@@ -25,11 +25,11 @@ Result<PreviewSettings> resolve_preview_settings(db::Db& db, UserId user, const 
   s.task_type = task_type;
   s.chunker.mode = mode;
   if (template_id) {
-    auto stored = templates::load_template(db, user, *template_id);
-    if (!stored) return stored.error();
-    auto setup = templates::validate_stored(db, *stored);
+    auto loaded = templates::load_template_setup(db, user, *template_id);
+    if (!loaded) return loaded.error();
+    const auto& setup = loaded->setup;
     if (!setup) return setup.error();
-    s.template_id = stored->id;
+    s.template_id = loaded->stored.id;
     s.service_key = setup->service.key;
     s.model_id = setup->model.model_id;
     s.fingerprint = setup->service.key + "\n" + setup->config_json;
