@@ -8,28 +8,32 @@
 namespace mediagen::billing {
 namespace {
 
-// One further leg in one round trip: debit the source (refused below zero unless it may go negative),
-// credit the destination (created on first use) and write both entries with the balance chain.
-// No row back: the source could not pay.
-const db::Statement kLeg{
-    "ledger_leg",
-    "WITH d AS ("
-    "  UPDATE ledger_accounts SET balance = balance - $6, version = version + 1, updated_at = now()"
-    "  WHERE kind = $1 AND owner = $2 AND asset_id = $5 AND (allow_negative OR balance >= $6)"
-    "  RETURNING id, balance, version),"
-    " c AS ("
-    "  INSERT INTO ledger_accounts (kind, owner, user_id, order_id, asset_id, balance, version)"
-    "  SELECT $3, $4, NULLIF($7, 0), NULLIF($8, '')::uuid, $5, $6, 1 FROM d"
-    "  ON CONFLICT (kind, owner, asset_id) DO UPDATE SET balance = ledger_accounts.balance + EXCLUDED.balance,"
-    "   version = ledger_accounts.version + 1, updated_at = now()"
-    "  RETURNING id, balance, version)"
-    " INSERT INTO ledger_entries (txn_id, account_id, asset_id, amount, prev_balance, new_balance, account_version,"
-    "  order_id, item_id)"
-    " SELECT $9::bigint, d.id, $5, -$6::bigint, d.balance + $6, d.balance, d.version, NULLIF($10, '')::uuid, NULLIF($11, '')::uuid"
-    " FROM d"
-    " UNION ALL"
-    " SELECT $9::bigint, c.id, $5, $6::bigint, c.balance - $6, c.balance, c.version, NULLIF($10, '')::uuid, NULLIF($11, '')::uuid"
-    " FROM c"};
+// One leg: debit the source (refused below zero unless it may go negative; EXTRA narrows when
+// it may run), credit the destination (created on first use), and the two entries with the
+// balance chain under record TXN, taking the debit and credit rows from FROM_D and FROM_C.
+#define MG_LEG_DEBIT(EXTRA)                                                                               \
+  " d AS ("                                                                                               \
+  "  UPDATE ledger_accounts SET balance = balance - $6, version = version + 1, updated_at = now()"         \
+  "  WHERE kind = $1 AND owner = $2 AND asset_id = $5 AND (allow_negative OR balance >= $6)" EXTRA        \
+  "  RETURNING id, balance, version),"
+#define MG_LEG_CREDIT                                                                                     \
+  " c AS ("                                                                                               \
+  "  INSERT INTO ledger_accounts (kind, owner, user_id, order_id, asset_id, balance, version)"            \
+  "  SELECT $3, $4, NULLIF($7, 0), NULLIF($8, '')::uuid, $5, $6, 1 FROM d"                                \
+  "  ON CONFLICT (kind, owner, asset_id) DO UPDATE SET balance = ledger_accounts.balance + EXCLUDED.balance," \
+  "   version = ledger_accounts.version + 1, updated_at = now()"                                            \
+  "  RETURNING id, balance, version)"
+#define MG_LEG_ENTRIES(TXN, FROM_D, FROM_C)                                                               \
+  " INSERT INTO ledger_entries (txn_id, account_id, asset_id, amount, prev_balance, new_balance,"          \
+  "  account_version, order_id, item_id)"                                                                  \
+  " SELECT " TXN ", d.id, $5, -$6::bigint, d.balance + $6, d.balance, d.version, NULLIF($10, '')::uuid,"  \
+  "  NULLIF($11, '')::uuid FROM " FROM_D                                                                   \
+  " UNION ALL"                                                                                             \
+  " SELECT " TXN ", c.id, $5, $6::bigint, c.balance - $6, c.balance, c.version, NULLIF($10, '')::uuid,"   \
+  "  NULLIF($11, '')::uuid FROM " FROM_C
+
+// A further leg of an opened record ($9) in one round trip. No row back: the source could not pay.
+const db::Statement kLeg{"ledger_leg", "WITH" MG_LEG_DEBIT("") MG_LEG_CREDIT MG_LEG_ENTRIES("$9::bigint", "d", "c")};
 
 // The transaction record and its first leg in one round trip. Its first column is null when
 // (kind, reference) was posted before (then nothing moves: the leg's debit requires the new
@@ -39,28 +43,13 @@ const db::Statement kOpenWithLeg{
     "WITH t AS ("
     "  INSERT INTO ledger_txns (kind, reference, user_id, order_id, item_id, note)"
     "  VALUES ($9, $12, NULLIF($13, 0), NULLIF($10, '')::uuid, NULLIF($11, '')::uuid, NULLIF($14, ''))"
-    "  ON CONFLICT (kind, reference) DO NOTHING RETURNING id),"
-    " d AS ("
-    "  UPDATE ledger_accounts SET balance = balance - $6, version = version + 1, updated_at = now()"
-    "  WHERE kind = $1 AND owner = $2 AND asset_id = $5 AND (allow_negative OR balance >= $6)"
-    "   AND EXISTS (SELECT 1 FROM t)"
-    "  RETURNING id, balance, version),"
-    " c AS ("
-    "  INSERT INTO ledger_accounts (kind, owner, user_id, order_id, asset_id, balance, version)"
-    "  SELECT $3, $4, NULLIF($7, 0), NULLIF($8, '')::uuid, $5, $6, 1 FROM d"
-    "  ON CONFLICT (kind, owner, asset_id) DO UPDATE SET balance = ledger_accounts.balance + EXCLUDED.balance,"
-    "   version = ledger_accounts.version + 1, updated_at = now()"
-    "  RETURNING id, balance, version),"
-    " e AS ("
-    "  INSERT INTO ledger_entries (txn_id, account_id, asset_id, amount, prev_balance, new_balance, account_version,"
-    "   order_id, item_id)"
-    "  SELECT t.id, d.id, $5, -$6::bigint, d.balance + $6, d.balance, d.version, NULLIF($10, '')::uuid,"
-    "   NULLIF($11, '')::uuid FROM t, d"
-    "  UNION ALL"
-    "  SELECT t.id, c.id, $5, $6::bigint, c.balance - $6, c.balance, c.version, NULLIF($10, '')::uuid,"
-    "   NULLIF($11, '')::uuid FROM t, c"
-    "  RETURNING 1)"
+    "  ON CONFLICT (kind, reference) DO NOTHING RETURNING id)," MG_LEG_DEBIT(" AND EXISTS (SELECT 1 FROM t)")
+    MG_LEG_CREDIT ", e AS (" MG_LEG_ENTRIES("t.id", "t, d", "t, c") " RETURNING 1)"
     " SELECT (SELECT id FROM t), (SELECT count(*) FROM e)"};
+
+#undef MG_LEG_DEBIT
+#undef MG_LEG_CREDIT
+#undef MG_LEG_ENTRIES
 
 const db::Statement kBalance{
     "ledger_balance", "SELECT balance FROM ledger_accounts WHERE kind = $1 AND owner = $2 AND asset_id = $3 FOR UPDATE"};
