@@ -18,7 +18,7 @@
 #       index (claim_raw.sql, P10); then the claim with one big order (2,000 chunks) at the head
 #       of the queue, and with the partial index replaced by a plain one (the P7 shape).
 #       Target: first/last third flat, >= 0.50 of the raw cycle, big order no slower.
-#   G7  server process CPU per character of whole speech orders (~5,000 English characters,
+#   G7  server CPU (its process and its speech helpers) per character of whole speech orders (~5,000 English characters,
 #       synthesis, MP3, stitching, storing; two orders at once), with 1 worker and with 2,
 #       against `espeak-ng --stdout | lame -b 64 -q 5` (the engine's MP3 settings) on the same
 #       text and voice. Target <= 1.15x; wall throughput of 2 workers >= 1.7x one worker.
@@ -256,7 +256,10 @@ progress_thirds() {
 
 wal_lsn() { q postgres -c "SELECT pg_current_wal_lsn()"; }
 wal_bytes() { q postgres -c "SELECT pg_wal_lsn_diff('$2', '$1')::bigint"; }
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# The server's CPU ticks and those of its speech helpers (its child processes, alive all along).
+cpu_ticks() {
+  { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v p="$1" '$1 == p || $4 == p { s += $14 + $15 } END { print s + 0 }'
+}
 clk_tck="$(getconf CLK_TCK)"
 now() { date +%s.%N; }
 

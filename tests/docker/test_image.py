@@ -143,6 +143,7 @@ class RootfsImageTests(OrderFixtures, E2ETestCase):
 
     def test_the_image_holds_only_the_runtime(self):
         self.assertTrue(os.path.isfile(os.path.join(self.image.rootfs, "usr/local/bin/mediagen")))
+        self.assertTrue(os.path.isfile(os.path.join(self.image.rootfs, "usr/local/bin/mediagen-espeak")))
         self.assertFalse(os.path.exists(os.path.join(self.image.rootfs, "usr/include/espeak-ng")),
                          "a -dev package in the runtime image")
         self.assertFalse(os.path.exists(os.path.join(self.image.rootfs, "usr/bin/g++")))

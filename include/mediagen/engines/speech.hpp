@@ -1,15 +1,13 @@
 #pragma once
 // The embedded speech engine: libespeak-ng for speech, LAME for MP3.
 //
-// Threads. libespeak-ng keeps process-global state and is not thread-safe, so every espeak-ng
-// call of the process runs on ONE synthesis thread (started on first use, shared by all
-// EspeakEngine objects and by list_espeak_voices). A caller hands it a job and blocks on a
-// future; the espeak thread only turns text into PCM and word events (~20k characters per
-// CPU-second). MP3 encoding, about three quarters of the CPU (performance anchors G7), runs in
-// the CALLER's thread, so N workers encode in parallel while the one espeak thread feeds them.
-// No lock is held while encoding. Measured on 2 cores: 2 workers give 1.87x the wall
-// throughput of one (tests/bench/speech_bench.sh); the rest is lost when both workers wait for
-// the espeak thread at once.
+// Processes. libespeak-ng keeps process-global state and is not thread-safe, so speech runs in
+// helper processes (mediagen-espeak, built and installed next to the server), each with its
+// own espeak-ng: a caller takes an idle helper or starts one, sends the text, and gets PCM and
+// word events back over a socket pair. N callers speak in N helpers at once. MP3 encoding runs
+// in the CALLER's thread. A helper that hangs (2 minutes), exits or breaks the frames is killed
+// and its job fails as a technical failure; the next job starts a fresh one, so a crash in
+// espeak-ng ends one job, not the server.
 //
 // Text. Passed as UTF-8 (espeakCHARS_UTF8) without espeakSSML and without espeakPHONEMES:
 // nothing is interpreted as markup. "<b>bold</b>" is read as "b bold slash b" (espeak-ng does
@@ -106,10 +104,11 @@ class EspeakEngine final : public SpeechEngine {
 // variant changes its timbre ("m3", "f2", "Alicia"). A catalogue voice is a voice plus an
 // optional variant: SpeechRequest{.espeak_voice = voice.identifier, .variant = variant.key}.
 //
-// Both lists are read once through the engine's synthesis thread (libespeak-ng is not
-// thread-safe) and then served from memory, so they are safe to call at any time, from any
+// Both lists are read once, at the first use, from an espeak-ng started in this process for
+// them alone, and then served from memory, so they are safe to call at any time, from any
 // thread, also while synthesis runs. They are sorted by identifier, so the order is stable
-// across runs. They throw std::runtime_error when libespeak-ng cannot start (no data files).
+// across runs. They throw std::runtime_error when libespeak-ng or a first speech helper cannot
+// start (no data files, no mediagen-espeak next to the executable).
 #include <string>
 #include <string_view>
 #include <vector>

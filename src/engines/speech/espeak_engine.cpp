@@ -34,7 +34,7 @@ EspeakParameters espeak_parameters(const VoiceSettings& settings) {
 }
 
 EspeakEngine::EspeakEngine(EspeakEngineOptions options) : options_(options) {
-  detail::EspeakRuntime::instance();  // start the synthesis thread now, not on the first request
+  detail::EspeakRuntime::instance();  // start espeak-ng and a first helper now, not on the first request
 }
 
 boost::system::result<SpeechPcm, EngineFailure> EspeakEngine::synthesize_pcm(const SpeechRequest& request) {
@@ -63,7 +63,7 @@ boost::system::result<SpeechPcm, EngineFailure> EspeakEngine::synthesize_pcm(con
   if (!synthesised) return synthesised.error();
 
   SpeechPcm pcm;
-  pcm.sample_rate = runtime.sample_rate();
+  pcm.sample_rate = synthesised->sample_rate;
   pcm.words = detail::map_word_events(text, synthesised->words, 0);
   pcm.samples = std::move(synthesised->pcm);
   return pcm;

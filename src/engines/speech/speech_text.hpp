@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/speech/wire.hpp"
 
 namespace mediagen::engines::detail {
 
@@ -25,13 +26,8 @@ bool is_space(char32_t cp);
 // True when the (valid UTF-8) text holds nothing but such whitespace.
 bool blank(std::string_view text);
 
-// A word event as espeak-ng reports it: text_position is the 1-based index of the word's first
-// code point, length its length in code points, audio_ms its start in the synthesised audio.
-struct RawWordEvent {
-  int text_position;
-  int length;
-  std::int64_t audio_ms;
-};
+// A word event as espeak-ng reports it (and a speech helper passes it on).
+using RawWordEvent = wire::WordEvent;
 
 // One timing per word of the text, in order. espeak-ng's events are cleaned up:
 //   - positions are converted to byte offsets (the text must be valid UTF-8);
