@@ -126,7 +126,7 @@ SFX: Figures = [
 SPEECH: Figures = [
     (r"    engine, whole text in one call\s+(\S+) s", 1),
     (r"    engine, \d+ chunks of <= \d+ characters\s+(\S+) s", 1),
-    (r"      of which espeak-ng synthesis \(synthesis thread\)\s+(\S+) s", 1),
+    (r"      of which espeak-ng synthesis \(helper processes\)\s+(\S+) s", 1),
     (r"      of which MP3 encoding \(caller's thread\)\s+(\S+) s", 1),
     (r"    raw pipeline, (?P<options>lame .+?)\s+(\S+) s   engine/raw (\S+)x.*", 3),
     (r"    1 worker\s+(\S+) characters/s   \((\S+) CPUs busy\)", 1),

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Speech engine benchmark (issue 3, performance anchors G7/G8). Runs the speech_bench program
 # and prints:
-#   (a) CPU seconds per 1,000 characters of the embedded engine (libespeak-ng + LAME, in one
-#       process) on a fixed ~5,000-character English text, against the raw pipeline
+#   (a) CPU seconds per 1,000 characters of the embedded engine (libespeak-ng in its helper
+#       processes, LAME in the calling thread) on a fixed ~5,000-character English text, against the raw pipeline
 #       `espeak-ng -v en-us --stdout -f text.txt | lame ...` on the same text and voice: with the
 #       engine's own LAME settings (like for like), with LAME's default quality, and `lame -b 128`
 #       (the issue's reference); target engine/raw <= 1.10x;
