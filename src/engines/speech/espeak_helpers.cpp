@@ -9,8 +9,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <utility>
+
+#include "mediagen/core/log.hpp"
 
 extern char** environ;
 
@@ -123,6 +126,7 @@ boost::system::result<EspeakHelpers::Lease, EngineFailure> EspeakHelpers::spawn(
   ::close(pair[1]);
   if (spawned != 0) {
     ::close(pair[0]);
+    log::warn("speech helper did not start", {{"path", path}, {"reason", std::string_view(std::strerror(spawned))}});
     return EngineFailure::technical("could not start the speech helper " + path);
   }
   auto helper = std::make_unique<Helper>();
@@ -142,6 +146,7 @@ boost::system::result<EspeakHelpers::Lease, EngineFailure> EspeakHelpers::spawn(
   } else {
     why = "the speech helper did not start as expected";
   }
+  log::warn("speech helper did not start", {{"path", path}, {"reason", why}});
   end(*helper);  // acquire() gives its slot back
   return EngineFailure::technical(why);
 }
@@ -210,6 +215,9 @@ boost::system::result<SynthOutput, EngineFailure> EspeakHelpers::synthesize(cons
     if (spoken.error().helper_healthy) {
       release(std::move(*helper));
     } else {
+      // Operators see every helper that had to go: a repeating reason is an install or data problem.
+      log::warn("speech helper retired", {{"pid", static_cast<std::int64_t>((*helper)->pid)},
+                                          {"reason", spoken.error().failure.detail}});
       retire(std::move(*helper));
       if (spoken.error().before_answer && attempt == 0) continue;
     }
@@ -230,9 +238,10 @@ boost::system::result<SynthOutput, EspeakHelpers::JobEnd> EspeakHelpers::run(Hel
   const auto broken = [&answered](std::string why) {
     return JobEnd{EngineFailure::technical(std::move(why)), false, !answered};
   };
-  for (;; answered = true) {
+  for (;;) {
     auto frame = read_frame(helper.fd, helper.reader, deadline);
     if (!frame) return broken(frame.error().why);
+    answered = true;
     switch (frame->type) {
       case wire::FrameType::pcm:
         if (!wire::decode_pcm(frame->payload, out.pcm)) return broken("the speech helper sent malformed audio");
