@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <utility>
 
 #include "mediagen/core/log.hpp"
@@ -73,6 +74,24 @@ boost::system::result<wire::Frame, Broken> read_frame(int fd, wire::FrameReader&
   }
 }
 
+// What a helper inherits of the server's environment: espeak-ng's own variables, the locale, PATH
+// and the sanitizers' options; not the server's configuration (database URLs, secrets).
+std::vector<std::string> helper_environment() {
+  static constexpr std::string_view kKept[] = {"ESPEAK", "LANG", "LC_", "PATH=", "ASAN_OPTIONS=", "UBSAN_OPTIONS=",
+                                               "LSAN_OPTIONS=", "TSAN_OPTIONS="};
+  std::vector<std::string> out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    for (const auto prefix : kKept) {
+      if (entry.starts_with(prefix)) {
+        out.emplace_back(entry);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string default_helper_path() {
@@ -119,8 +138,12 @@ boost::system::result<EspeakHelpers::Lease, EngineFailure> EspeakHelpers::spawn(
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   std::string path = options_.path;
   char* argv[] = {path.data(), nullptr};
+  auto environment = helper_environment();
+  std::vector<char*> envp;
+  for (auto& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
   pid_t pid = -1;
-  const int spawned = ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv, environ);
+  const int spawned = ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv, envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   ::close(pair[1]);

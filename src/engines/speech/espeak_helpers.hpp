@@ -7,6 +7,8 @@
 // A helper that does not answer in time, exits, or breaks the frames is killed and reaped; its
 // job fails as a technical failure (the queue's retries and final outcome apply) and the next
 // job starts a fresh helper. A crash in espeak-ng therefore ends one job, not the server.
+// Helpers get none of the server's open files and of its environment only espeak-ng's
+// variables, the locale, PATH and the sanitizers' options: no database URL, no secret.
 #include <sys/types.h>
 
 #include <chrono>

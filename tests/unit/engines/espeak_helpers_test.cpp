@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace mediagen::engines::detail {
@@ -139,6 +140,20 @@ TEST(EspeakHelpers, AHelperThatAnswersPastItsJobIsRetired) {
   ASSERT_FALSE(spoken.has_value());
   EXPECT_EQ(spoken.error().detail, "the speech helper said too much");
   EXPECT_EQ(helpers.running(), 0u);
+}
+
+TEST(EspeakHelpers, AHelperGetsNoneOfTheServersConfiguration) {
+  const StandIn reporter("env > \"$(dirname \"$0\")/env.txt\"");
+  ::setenv("MEDIAGEN_DATABASE_URL", "postgresql://secret@db/mediagen", 1);
+  ::setenv("ESPEAK_DATA_PATH", "/usr/share/espeak-ng-data-test", 1);
+  EspeakHelpers helpers(reporter.options());
+  EXPECT_FALSE(helpers.warm_up().has_value());  // it exits without a ready frame
+  ::unsetenv("MEDIAGEN_DATABASE_URL");
+  ::unsetenv("ESPEAK_DATA_PATH");
+  std::ifstream in(fs::path(reporter.options().path).parent_path() / "env.txt");
+  const std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(env.find("MEDIAGEN_DATABASE_URL"), std::string::npos) << env;
+  EXPECT_NE(env.find("ESPEAK_DATA_PATH=/usr/share/espeak-ng-data-test"), std::string::npos) << env;
 }
 
 TEST(EspeakHelpers, AMissingHelperIsAClearFailure) {
