@@ -54,6 +54,14 @@ void wait_until_dead(pid_t pid) {
   }
 }
 
+// A job on a broken helper fails for `why`, and no helper is left running (killed and reaped).
+void expect_job_fails(EspeakHelpers& helpers, const std::string& why) {
+  const auto spoken = helpers.synthesize({&kText, "gmw/en-US", kParameters});
+  ASSERT_FALSE(spoken.has_value());
+  EXPECT_EQ(spoken.error().detail, why);
+  EXPECT_EQ(helpers.running(), 0u);
+}
+
 TEST(EspeakHelpers, AHelperSpeaksAndTheSameJobGivesTheSameAudio) {
   EspeakHelpers helpers(real_helper());
   const SynthJob job{&kText, "gmw/en-US", kParameters};
@@ -104,42 +112,28 @@ TEST(EspeakHelpers, AHelperKilledWhileIdleIsReplacedAndTheJobIsSpoken) {
 TEST(EspeakHelpers, AHelperThatNeverAnswersIsKilledAtItsTimeout) {
   const StandIn silent("exec sleep 600");
   EspeakHelpers helpers(silent.options());
-  const auto spoken = helpers.synthesize({&kText, "gmw/en-US", kParameters});
-  ASSERT_FALSE(spoken.has_value());
-  EXPECT_EQ(spoken.error().detail, "the speech helper did not answer in time");
-  EXPECT_EQ(helpers.running(), 0u);  // killed and reaped
+  expect_job_fails(helpers, "the speech helper did not answer in time");
 }
 
 TEST(EspeakHelpers, AHelperThatSendsGarbageIsRetired) {
   const StandIn garbage("printf 'garbage that is no frame'; exec sleep 600");
   EspeakHelpers helpers(garbage.options());
-  const auto spoken = helpers.synthesize({&kText, "gmw/en-US", kParameters});
-  ASSERT_FALSE(spoken.has_value());
-  EXPECT_EQ(spoken.error().detail, "the speech helper sent a malformed frame");
-  EXPECT_EQ(helpers.running(), 0u);
+  expect_job_fails(helpers, "the speech helper sent a malformed frame");
 }
 
 TEST(EspeakHelpers, AHelperThatDiesInAJobFailsThatJobAndTheNextStartsAnother) {
   // Ready at 22,050 Hz, then reads a byte of its job and exits.
   const StandIn dies(R"(printf 'R\004\000\000\000\042\126\000\000'; head -c 1 >/dev/null)");
   EspeakHelpers helpers(dies.options());
-  const auto spoken = helpers.synthesize({&kText, "gmw/en-US", kParameters});
-  ASSERT_FALSE(spoken.has_value());
-  EXPECT_EQ(spoken.error().detail, "the speech helper exited");
-  EXPECT_EQ(helpers.running(), 0u);
-  const auto again = helpers.synthesize({&kText, "gmw/en-US", kParameters});
-  ASSERT_FALSE(again.has_value());  // a fresh helper, which dies the same way
-  EXPECT_EQ(again.error().detail, "the speech helper exited");
+  expect_job_fails(helpers, "the speech helper exited");
+  expect_job_fails(helpers, "the speech helper exited");  // a fresh helper, which dies the same way
 }
 
 TEST(EspeakHelpers, AHelperThatAnswersPastItsJobIsRetired) {
   // Ready, then a "done" and a stray byte at once for the job.
   const StandIn chatty(R"(printf 'R\004\000\000\000\042\126\000\000'; head -c 1 >/dev/null; printf 'D\000\000\000\000X'; exec sleep 600)");
   EspeakHelpers helpers(chatty.options());
-  const auto spoken = helpers.synthesize({&kText, "gmw/en-US", kParameters});
-  ASSERT_FALSE(spoken.has_value());
-  EXPECT_EQ(spoken.error().detail, "the speech helper said too much");
-  EXPECT_EQ(helpers.running(), 0u);
+  expect_job_fails(helpers, "the speech helper said too much");
 }
 
 TEST(EspeakHelpers, AHelperGetsNoneOfTheServersConfiguration) {
