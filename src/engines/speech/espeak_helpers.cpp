@@ -220,7 +220,7 @@ void EspeakHelpers::retire(Lease helper) {
 }
 
 boost::system::result<SynthOutput, EngineFailure> EspeakHelpers::synthesize(const SynthJob& job) {
-    const auto& p = job.parameters;
+  const auto& p = job.parameters;
   const std::string frame = wire::encode_job({{p.rate_wpm, p.pitch, p.pitch_range, p.volume}, job.voice, *job.text});
   if (frame.size() > wire::kHeaderSize + wire::kMaxPayload) {
     return EngineFailure::technical("text too long for one speech job");

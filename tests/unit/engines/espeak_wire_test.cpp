@@ -88,6 +88,7 @@ TEST(EspeakWire, AnUnknownTypeOrAnOversizedLengthBreaksTheStream) {
   EXPECT_TRUE(unknown.broken());
   unknown.feed(frame(FrameType::done, {}));
   EXPECT_FALSE(unknown.next().has_value());  // nothing after a bad header is read
+  EXPECT_EQ(unknown.buffered(), 0u);         // nor kept
 
   FrameReader oversized;
   oversized.feed(std::string("P\x01\x00\x10\x00", 5));  // 1 MiB + 1

@@ -53,7 +53,9 @@ struct Frame {
 // type or a length over kMaxPayload) the stream is broken for good: nothing after it is read.
 class FrameReader {
  public:
-  void feed(std::string_view bytes) { buffer_.append(bytes); }
+  void feed(std::string_view bytes) {
+    if (!broken_) buffer_.append(bytes);  // a broken stream holds nothing more
+  }
   // A whole frame, or nothing while one is incomplete or the stream is broken.
   std::optional<Frame> next();
   bool broken() const { return broken_; }
