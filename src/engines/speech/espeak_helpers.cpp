@@ -23,8 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kMaxSeconds = 30 * 60;  // as the helper's own limit: more is a runaway
-
 int remaining_ms(Clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 60'000));
@@ -254,7 +252,7 @@ boost::system::result<SynthOutput, EspeakHelpers::JobEnd> EspeakHelpers::run(Hel
     return JobEnd{EngineFailure::technical(sent.error().why), false, true};
   }
   const auto deadline = Clock::now() + options_.job_timeout;
-  const std::size_t max_samples = kMaxSeconds * static_cast<std::size_t>(helper.sample_rate);
+  const std::size_t max_samples = wire::kMaxSpeechSeconds * static_cast<std::size_t>(helper.sample_rate);
   SynthOutput out;
   out.sample_rate = helper.sample_rate;
   bool answered = false;

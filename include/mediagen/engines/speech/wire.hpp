@@ -43,6 +43,9 @@ enum class FrameType : std::uint8_t { job = 'J', ready = 'R', pcm = 'P', words =
 inline constexpr std::size_t kHeaderSize = 5;
 inline constexpr std::uint32_t kMaxPayload = 1u << 20;
 inline constexpr std::size_t kMaxFailureText = 200;
+// More audio than this from one job is a runaway (a chunk holds a few thousand characters): the
+// helper stops speaking and the server stops reading.
+inline constexpr std::size_t kMaxSpeechSeconds = 30 * 60;
 
 struct Frame {
   FrameType type;

@@ -18,9 +18,6 @@ namespace wire = mediagen::engines::detail::wire;
 
 namespace {
 
-// More audio than this from one job is a runaway (a chunk holds a few thousand characters).
-constexpr std::size_t kMaxSeconds = 30 * 60;
-
 // The server is gone (or the socket broke): nothing is left to do. _exit skips the exit-time
 // leak report of sanitized builds, which would only repeat espeak-ng's own allocations.
 [[noreturn]] void leave(int status) { _exit(status); }
@@ -79,7 +76,7 @@ std::string speak(const wire::Job& job, std::string& voice, int sample_rate) {
   espeak_SetParameter(espeakPITCH, job.parameters.pitch, 0);
   espeak_SetParameter(espeakRANGE, job.parameters.pitch_range, 0);
   espeak_SetParameter(espeakVOLUME, job.parameters.volume, 0);
-  current = Current{0, kMaxSeconds * static_cast<std::size_t>(sample_rate), false};
+  current = Current{0, wire::kMaxSpeechSeconds * static_cast<std::size_t>(sample_rate), false};
   // No espeakSSML and no espeakPHONEMES: the text is spoken as written, nothing is markup.
   const auto status = espeak_Synth(job.text.c_str(), job.text.size() + 1, 0, POS_CHARACTER, 0,
                                    espeakCHARS_UTF8 | espeakENDPAUSE, nullptr, nullptr);
