@@ -1,3 +1,4 @@
+#include "mediagen/account/profile_cache.hpp"
 #include "mediagen/account/routes.hpp"
 #include "mediagen/account/users.hpp"
 #include "mediagen/core/json_writer.hpp"
@@ -45,17 +46,24 @@ std::string profile_json(const Profile& p, const http::RequestContext& ctx) {
 
 }  // namespace
 
-void register_routes(http::Router& router, db::AsyncPg& reads) {
+void register_routes(http::Router& router, db::AsyncPg& reads, ProfileCache& profiles) {
   router.add_api({
       .method = http::Method::get,
       .pattern = "/user",
       .access = http::Access::scope,
       .scope = auth::Scope::profile_read,
       .other_methods_unknown = true,  // a key never changes the profile (spec 1)
-      .handler = [&reads](http::RequestContext& ctx) -> boost::asio::awaitable<Result<http::Reply>> {
-        auto profile = co_await find_profile(reads, ctx.principal->user_id);
-        // The key resolved a moment ago, so a missing user means it was deleted since.
-        if (!profile) co_return ApiError::api_key_invalid();
+      .handler = [&reads, &profiles](http::RequestContext& ctx) -> boost::asio::awaitable<Result<http::Reply>> {
+        const UserId user = ctx.principal->user_id;
+        auto profile = profiles.find(user);
+        if (!profile) {
+          const auto ticket = profiles.begin_read();
+          auto found = co_await find_profile(reads, user);
+          // The key resolved a moment ago, so a missing user means it was deleted since.
+          if (!found) co_return ApiError::api_key_invalid();
+          profile = std::make_shared<const Profile>(std::move(*found));
+          profiles.put(profile, ticket);
+        }
         co_return http::Reply{.data_json = profile_json(*profile, ctx)};
       },
   });

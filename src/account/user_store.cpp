@@ -106,6 +106,7 @@ std::optional<Profile> set_blocked(db::Db& db, UserId id, bool blocked) {
         id.value, blocked);
     db.count();
     if (rows.empty()) return std::nullopt;
+    db.profile_changed(id.value);
     return load(db, tx, id);
   });
 }

@@ -30,23 +30,6 @@ namespace mediagen::app {
 
 namespace {
 
-// Tells running servers to drop cached keys now; a server that misses it still expires the
-// entry within the key-cache TTL, so a failure here is a warning, not an error.
-void publish_invalidation(const Config& config, const Invalidation& what) {
-  if (config.secret.empty() && config.pusher_secret.empty()) {
-    std::fprintf(stderr, "warning: MEDIAGEN_SECRET is not set, so running servers cannot trust this notice; they pick "
-                         "the change up within the key cache TTL\n");
-  }
-  try {
-    cache::Redis redis({.url = config.redis_url});
-    const auto signer = invalidation_signer(fanout_secret(config));
-    redis.command({"PUBLISH", invalidation_channel(config.redis_prefix), signer.sign(format_invalidation(what))});
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "warning: could not notify running servers (%s); they pick the change up within the key cache TTL\n",
-                 e.what());
-  }
-}
-
 nlohmann::ordered_json user_json(const account::Profile& p) {
   return {{"id", p.id.value},
           {"email", p.email},

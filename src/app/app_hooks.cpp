@@ -61,8 +61,15 @@ realtime::HubHooks App::hub_hooks() {
       }};
 }
 
+db::BlockingPoolOptions App::blocking_options_with_hooks() {
+  auto options = blocking_options(config_);
+  options.on_commit = [this](const std::vector<std::int64_t>& users) { profiles_changed(users); };
+  return options;
+}
+
 workers::WorkerPoolOptions App::worker_options_with_hooks() {
   auto options = worker_options(config_);
+  options.on_commit = [this](const std::vector<std::int64_t>& users) { profiles_changed(users); };
   options.cooldown.clock = &clock_;
   options.prompt_engines = {{"sfx", &sfx_}, {"music", &music_}};
   options.upstreams = &upstreams_;
@@ -95,6 +102,53 @@ void App::work_queued(cache::Redis& redis) {
     announce_resting_until_.store(clock_.now().time_since_epoch().count() + rest, std::memory_order_relaxed);
   }
   announcing_.store(false, std::memory_order_release);
+}
+
+void App::profiles_changed(const std::vector<std::int64_t>& users) {
+  for (const auto user : users) profiles_.invalidate(UserId{user});
+  {
+    std::lock_guard lock(profile_notices_mutex_);
+    // After a failed announce the next ones rest a while, as queued-work announces do; the
+    // other instances' entries end within the profile cache TTL meanwhile.
+    if (clock_.now().time_since_epoch().count() < profile_notices_resting_until_) return;
+    // Bounded: past it the others rely on the TTL too.
+    if (profile_notices_.size() + users.size() > kMaxProfileNotices) return;
+    profile_notices_.insert(users.begin(), users.end());
+    if (profile_announcer_) return;  // the one on its way takes these too
+    profile_announcer_ = true;
+  }
+  blocking_.submit([this](db::Resources& r) { announce_profiles(r.redis); });
+}
+
+// One announcer at a time, on a pool thread (they hold the Redis connections): it takes what
+// has gathered until nothing is left, so a burst of commits costs one job.
+void App::announce_profiles(cache::Redis& redis) {
+  const auto channel = invalidation_channel(config_.redis_prefix);
+  for (;;) {
+    std::vector<std::int64_t> batch;
+    {
+      std::lock_guard lock(profile_notices_mutex_);
+      if (profile_notices_.empty()) {
+        profile_announcer_ = false;
+        return;
+      }
+      batch.assign(profile_notices_.begin(), profile_notices_.end());
+      profile_notices_.clear();
+    }
+    try {
+      for (const auto user : batch) {
+        redis.command({"PUBLISH", channel, invalidations_.sign(format_invalidation(ProfileOf{UserId{user}}))});
+      }
+    } catch (const std::exception& e) {
+      log::warn("could not announce changed profiles", {{"error", e.what()}});
+      std::lock_guard lock(profile_notices_mutex_);
+      const auto rest = std::chrono::duration_cast<TimePoint::duration>(kAnnounceRest).count();
+      profile_notices_resting_until_ = clock_.now().time_since_epoch().count() + rest;
+      profile_notices_.clear();
+      profile_announcer_ = false;
+      return;
+    }
+  }
 }
 
 void App::on_fanout(std::string_view channel, std::string_view payload) {
@@ -130,16 +184,21 @@ void App::on_key_invalidation(std::string_view payload) {
   if (const auto* d = std::get_if<crypto::Sha256Digest>(&*what)) {
     keys_.invalidate_key(*d);
     hub_.key_changed(*d);
+  } else if (const auto* p = std::get_if<ProfileOf>(&*what)) {
+    profiles_.invalidate(p->user);
   } else {
     keys_.invalidate_user(std::get<UserId>(*what));
     hub_.user_changed(std::get<UserId>(*what));
   }
 }
 
-// After a reconnect the bans are reloaded and the key cache and the AI catalogue emptied:
+// After a reconnect the bans are reloaded and the key and profile caches and the AI catalogue emptied:
 // messages may have been missed meanwhile.
 void App::on_fanout_connected() {
-  if (reconnected_) keys_.invalidate_all();
+  if (reconnected_) {
+    keys_.invalidate_all();
+    profiles_.invalidate_all();
+  }
   catalogue_.invalidate();
   reconnected_ = true;
   blocking_.submit([this](db::Resources& r) {

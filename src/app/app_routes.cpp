@@ -82,7 +82,7 @@ void App::register_routes(const AppOptions& options) {
   }
   docs::register_routes(router_, std::make_shared<const docs::Site>(docs::embedded_files()));
   auth::register_routes(router_, blocking_);
-  account::register_routes(router_, reads_);
+  account::register_routes(router_, reads_, profiles_);
   account::register_usage_routes(router_, blocking_);
   billing::register_wallet_routes(router_, blocking_);
   catalog::register_routes(router_, blocking_, catalogue_);

@@ -120,6 +120,12 @@ Posted post(db::Db& db, db::Tx& tx, const Transfer& t) {
                         leg.to.user_id, leg.to.order_id, *txn, t.order_id, t.item_id);
     if (rows.affected_rows() != 2) throw InsufficientBalance();
   }
+  // A wallet's balance is part of its user's profile (GET /user): cached copies go at the commit.
+  for (const auto& leg : t.legs) {
+    for (const Account* a : {&leg.from, &leg.to}) {
+      if (leg.amount > 0 && a->kind == AccountKind::wallet && a->user_id > 0) db.profile_changed(a->user_id);
+    }
+  }
   return Posted::yes;
 }
 

@@ -68,6 +68,7 @@ Grant grant_subscription(db::Db& db, UserId user, const std::string& plan_code, 
               .concurrency_slots = r[5].as<int>() ? std::optional<int>(r[5].as<int>()) : std::nullopt,
               .price_minor = r[6].as<std::int64_t>()};
     db.exec(tx, kEndCurrent, user.value);
+    db.profile_changed(user.value);  // the plan GET /user shows
     const std::int64_t expires_epoch =
         expires_at ? std::chrono::duration_cast<std::chrono::seconds>(expires_at->time_since_epoch()).count() : 0;
     const auto sub = db.exec(tx, kInsert, user.value, r[0].as<std::int64_t>(), expires_epoch, g.plan.period_days);
@@ -93,6 +94,7 @@ Cancellation cancel_subscription(db::Db& db, UserId user) {
     }
     const auto rows = db.exec(tx, kCancel, user.value);
     if (rows.empty()) throw std::invalid_argument("user " + std::to_string(user.value) + " has no live subscription");
+    db.profile_changed(user.value);
     Cancellation c{.subscription_id = rows[0][0].as<std::int64_t>(), .plan = rows[0][1].as<std::string>()};
     const AssetId tokens = token_asset(db, tx);
     const auto quota = Account::quota(user, tokens);

@@ -85,6 +85,7 @@ std::optional<bool> set_wallet_enabled(db::Db& db, UserId user, bool on) {
   return db::transact(db, [&](db::Tx& tx) -> std::optional<bool> {
     auto rows = db.exec(tx, kSetEnabled, user.value, on);
     if (rows.empty()) return std::nullopt;
+    db.profile_changed(user.value);  // its updated_at
     return rows[0][0].as<bool>();
   });
 }

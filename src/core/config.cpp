@@ -201,6 +201,7 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   num("MEDIAGEN_DB_LOCK_TIMEOUT_MS", c.db_lock_timeout_ms, 100, 3600000);
   num("MEDIAGEN_DB_CONNECT_TIMEOUT_SECONDS", c.db_connect_timeout_seconds, 1, 600);
   num("MEDIAGEN_KEY_CACHE_TTL_SECONDS", c.key_cache_ttl_seconds, 0, 86400 * 7);
+  num("MEDIAGEN_PROFILE_CACHE_TTL_SECONDS", c.profile_cache_ttl_seconds, 0, 3600);
   num("MEDIAGEN_BAN_THRESHOLD", c.ban_threshold, 1, 1000000);
   num("MEDIAGEN_BAN_WINDOW_SECONDS", c.ban_window_seconds, 1, 86400 * 7);
   num("MEDIAGEN_MAX_CONNECTIONS", c.max_connections, 1, 1000000);

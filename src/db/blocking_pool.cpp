@@ -100,6 +100,7 @@ void BlockingPool::loop(std::size_t index) {
   cache::Redis redis(options_.redis, &counters_);
   Resources resources{db, redis};
   db.watch_pool(&closing_);
+  db.set_commit_listener(options_.on_commit);
   Slot& slot = *slots_[index];
   slot.db.store(&db, std::memory_order_release);
   for (;;) {

@@ -98,6 +98,18 @@ void Db::ping() {
   run_read(*this, [this](Tx& tx) { exec_raw(tx, "SELECT 1"); });
 }
 
+void Db::transaction_committed() {
+  if (changed_users_.empty()) return;
+  auto users = std::move(changed_users_);
+  changed_users_.clear();
+  if (!commit_listener_) return;
+  // The commit stands whatever a listener does: its failure is not the transaction's.
+  try {
+    commit_listener_(users);
+  } catch (const std::exception&) {
+  }
+}
+
 void Db::count() {
   if (counters_) counters_->db_queries.fetch_add(1, std::memory_order_relaxed);
 }

@@ -28,31 +28,47 @@ void run_transaction(Db& db, const std::function<bool(Tx&)>& body, const CommitC
   constexpr int kAttempts = 5;
   for (int attempt = 1;; ++attempt) {
     try {
-      const core::TransactionMark mark;
-      pqxx::work tx(db.conn());
-      if (!body(tx)) {
-        tx.abort();
-        return;
+      {
+        const core::TransactionMark mark;
+        db.transaction_forgotten();
+        pqxx::work tx(db.conn());
+        if (!body(tx)) {
+          tx.abort();
+          db.transaction_forgotten();
+          return;
+        }
+        if (db.abandoned()) {
+          // Nobody waits for this answer any more (deadline or shutdown): keep nothing of it.
+          tx.abort();
+          db.transaction_forgotten();
+          throw Unavailable("the request was abandoned before its commit");
+        }
+        tx.commit();
       }
-      if (db.abandoned()) {
-        // Nobody waits for this answer any more (deadline or shutdown): keep nothing of it.
-        tx.abort();
-        throw Unavailable("the request was abandoned before its commit");
-      }
-      tx.commit();
+      // Past the transaction's mark: the commit released its locks, so the listener may reach Redis.
+      db.transaction_committed();
       return;
     } catch (const pqxx::broken_connection& e) {
+      db.transaction_forgotten();
       db.reset();
       throw Unavailable(e.what());
     } catch (const pqxx::in_doubt_error& e) {
+      // It may have committed: its users are told now (a profile dropped for nothing is one
+      // read), before settle_in_doubt can throw.
+      db.transaction_committed();
       if (settle_in_doubt(db, committed, e.what())) return;
       if (attempt == kAttempts) throw Unavailable(e.what());
     } catch (const pqxx::transaction_rollback&) {
+      db.transaction_forgotten();
       if (attempt == kAttempts) throw;
     } catch (const pqxx::sql_error& e) {
+      db.transaction_forgotten();
       if (!means_unavailable(e)) throw;
       db.reset();
       throw Unavailable(e.what());
+    } catch (...) {
+      db.transaction_forgotten();
+      throw;
     }
   }
 }

@@ -241,6 +241,7 @@ bool run_side_jobs(State& s, db::Db& db) {
 
 void worker_loop(State& s) {
   db::Db db(s.url, &s.counters, s.options.db_limits);
+  db.set_commit_listener(s.options.on_commit);
   orders::WorkQueue queue(db, queue_options(s.options));
   Stitcher stitcher(s.store);
   while (!s.is_stopping()) {
@@ -282,6 +283,7 @@ void worker_loop(State& s) {
 
 void sweeper_loop(State& s) {
   db::Db db(s.url, &s.counters, s.options.db_limits);
+  db.set_commit_listener(s.options.on_commit);
   orders::WorkQueue queue(db, queue_options(s.options));
   Stitcher stitcher(s.store);
   Janitor janitor(db, s.store, {.retention = s.options.retention, .compensate_after = s.options.compensate_after});
@@ -345,6 +347,7 @@ void WorkerPool::stop() {
   if (!tokens.empty()) {
     try {
       db::Db db(s.url, &s.counters, s.options.db_limits);
+      db.set_commit_listener(s.options.on_commit);
       orders::WorkQueue queue(db, queue_options(s.options));
       std::vector<orders::OrderChange> changes;
       const int released = queue.release_own(tokens, &changes);

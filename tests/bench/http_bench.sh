@@ -5,7 +5,8 @@
 #   nginx    nginx with one worker answering `return 200 '{"ok":true}'`
 #   healthz  mediagen GET /healthz      (public, no key, tiny JSON)
 #   key      mediagen GET {prefix}/key  (authenticated, served from the key cache)
-#   user     mediagen GET {prefix}/user (authenticated, one PostgreSQL read)
+#   user     mediagen GET {prefix}/user (authenticated; the profile from its cache, read from
+#            PostgreSQL only when a change dropped it)
 #   ai304    mediagen GET {prefix}/ai/models with the current ETag in If-None-Match
 #            (a 304 from the in-memory AI catalogue)
 # and prints req/s, p50, p99 and the ratios to nginx, the auth cost
@@ -374,12 +375,12 @@ bench_target() {
   if ((warmup > 0)); then
     run_wrk "$t" "$warmup" "$work_dir/warmup-$t.txt"
   fi
-  if [[ "$t" == key || "$t" == ai304 ]]; then
+  if [[ "$t" == key || "$t" == user || "$t" == ai304 ]]; then
     scrape_metrics "$work_dir/metrics-before.txt"
   fi
   log "measuring $t: wrk -t$threads -c$connections -d${duration}s --latency ${URL[$t]}"
   run_wrk "$t" "$duration" "$work_dir/wrk-$t.txt"
-  if [[ "$t" == key || "$t" == ai304 ]]; then
+  if [[ "$t" == key || "$t" == user || "$t" == ai304 ]]; then
     scrape_metrics "$work_dir/metrics-after.txt"
     local m before after
     for m in "${METRICS[@]}"; do
@@ -458,7 +459,7 @@ if has_target key && has_target ai304; then
     else printf "ai304 / key: %.3f (target >= 0.8: %s)\n", a / k, (a / k >= 0.8 ? "met" : "NOT met") }'
 fi
 
-for t in key ai304; do
+for t in key user ai304; do
   has_target "$t" || continue
   echo "metrics change during the measured $(label "$t") run (misses, db queries and redis commands should be 0):"
   for m in "${METRICS[@]}"; do

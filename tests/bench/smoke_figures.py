@@ -29,8 +29,8 @@ HTTP: Figures = [
 ] + [
     (r"auth cost: (\S+)% \(1 - rps\(key\) / rps\(healthz\) = (\S+)\)", 1),
     (r"ai304 / key: (\S+) \(target >= 0\.8: (?:met|NOT met)\)", 1),
-    # Four counters for each of the /key and the ai304 runs.
-    (r"  (?P<counter>mediagen_\w+_total)\s+(\S+)(?:  <-- expected 0)?", 8),
+    # Four counters for each of the /key, /user and ai304 runs.
+    (r"  (?P<counter>mediagen_\w+_total)\s+(\S+)(?:  <-- expected 0)?", 12),
 ]
 
 ORDERS: Figures = [

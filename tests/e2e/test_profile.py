@@ -2,7 +2,7 @@
 
 import unittest
 
-from harness import E2ETestCase, ISO_RE, KEY_RE, MSG_405, parse_iso
+from harness import E2ETestCase, ISO_RE, KEY_RE, MSG_405, parse_iso, poll
 
 PROFILE_KEYS = {"id", "email", "name", "locale", "created_at", "updated_at", "balance", "plan"}
 KEY_INFO_KEYS = {"id", "user_id", "name", "prefix", "scopes", "expires_at", "created_at", "limits",
@@ -70,6 +70,9 @@ class ProfileTests(E2ETestCase):
         self.assertEqual(self.assertSuccess(self.server.api("GET", "/user", k["key"]))["balance"]["amount"], "100")
         out = self.h.cli("admin", "user", "balance", "--user", u["id"], "--add", 250)
         self.assertEqual(out, {"id": u["id"], "balance_minor": 350})
+        # The CLI's announcement drops the cached profile (test_profile_cache.py); it travels
+        # through Redis, so it may land a moment after the CLI returned.
+        poll(lambda: self.server.api("GET", "/user", k["key"]).body["data"]["balance"]["amount"] == "350", timeout=5)
         bal = self.assertSuccess(self.server.api("GET", "/user", k["key"]))["balance"]
         self.assertEqual(bal["amount"], "350")
         self.assertAlmostEqual(bal["amount_formatted"], 3.5, places=6)

@@ -2,8 +2,9 @@
 // "<prefix>keys:invalidate"): signed by the operator CLI, untrusted until verified. Properties:
 //   - the signer accepts a payload only as sign wrote it, within kMaxInvalidationBytes, and
 //     never one signed under another secret;
-//   - parse_invalidation accepts only "key " and 64 hex digits or "user " and a positive id of
-//     at most 20 digits; formatted again, what it read parses to the same key or user;
+//   - parse_invalidation accepts only "key " and 64 hex digits, or "user " or "profile " and a
+//     positive id of at most 20 digits with no leading zero; formatted again, what it read is the
+//     same message;
 //   - anything signed within the cap verifies to what was signed.
 #include "app/invalidation.hpp"
 #include "fuzz_support.hpp"
@@ -22,10 +23,12 @@ const MessageSigner& signer() {
 void check_message(std::string_view message) {
   const auto what = parse_invalidation(message);
   if (!what) return;
-  FUZZ_CHECK(message.size() <= 25 || message.size() == 68);
+  FUZZ_CHECK(message.size() <= 28 || message.size() == 68);
   const auto again = parse_invalidation(format_invalidation(*what));
   FUZZ_CHECK(again && *again == *what);
+  if (!std::holds_alternative<crypto::Sha256Digest>(*what)) FUZZ_CHECK(format_invalidation(*what) == message);
   if (const auto* user = std::get_if<UserId>(&*what)) FUZZ_CHECK(user->value > 0);
+  if (const auto* profile = std::get_if<ProfileOf>(&*what)) FUZZ_CHECK(profile->user.value > 0);
 }
 
 void check_payload(std::string_view payload) {

@@ -7,6 +7,8 @@
 
 #include "mediagen/account/users.hpp"
 #include "mediagen/billing/ledger.hpp"
+#include "mediagen/billing/subscriptions.hpp"
+#include "mediagen/core/transaction_mark.hpp"
 #include "mediagen/core/uuid.hpp"
 #include "mediagen/db/pg.hpp"
 #include "support.hpp"
@@ -234,6 +236,59 @@ TEST_F(LedgerTest, NeverOverdrawsUnderConcurrentDebits) {
   EXPECT_EQ(refused.load(), kThreads * kDebitsEach - 20);
   EXPECT_EQ(balance(Account::wallet(alice, asset)), 0);
   expect_ledger_consistent();
+}
+
+// GET /user's cached profiles are dropped by what the commit listener is told: every user whose
+// wallet moved, after the commit and only then; nothing for a rollback or for other accounts.
+TEST_F(LedgerTest, TellsTheCommitListenerWhoseWalletMovedOnlyAfterTheCommit) {
+  std::vector<std::vector<std::int64_t>> told;
+  bool inside_transaction = false;
+  db->set_commit_listener([&](const std::vector<std::int64_t>& users) {
+    told.push_back(users);
+    // Told once the commit released its locks: the listener may reach Redis.
+    inside_transaction = inside_transaction || core::TransactionMark::active();
+  });
+
+  adjust(alice, 500);
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_EQ(told[0], std::vector<std::int64_t>{alice.value});
+
+  // Wallet to wallet: both users, once the transaction committed.
+  told.clear();
+  db::transact(*db, [&](db::Tx& tx) {
+    billing::post(*db, tx, {.kind = "test", .reference = "w2w", .legs = {{Account::wallet(alice, asset), Account::wallet(bob, asset), 5}}});
+    EXPECT_TRUE(told.empty()) << "told before the commit";
+  });
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_EQ(told[0], (std::vector<std::int64_t>{alice.value, bob.value}));
+
+  // A refusal (InsufficientBalance) rolls back: nothing told, and the next commit does not tell it either.
+  told.clear();
+  EXPECT_THROW(adjust(bob, -1000), billing::InsufficientBalance);
+  EXPECT_TRUE(told.empty());
+  transfer("quota only", Account::platform(AccountKind::funding, asset), Account::platform(AccountKind::revenue, asset), 1);
+  EXPECT_TRUE(told.empty()) << "no wallet moved";
+
+  // A posting repeated under its reference moves nothing and tells nothing.
+  db::transact(*db, [&](db::Tx& tx) {
+    billing::post(*db, tx, {.kind = "test", .reference = "w2w", .legs = {{Account::wallet(alice, asset), Account::wallet(bob, asset), 5}}});
+  });
+  EXPECT_TRUE(told.empty());
+  EXPECT_FALSE(inside_transaction);
+}
+
+TEST_F(LedgerTest, TellsTheCommitListenerOfAGrantedOrCancelledSubscription) {
+  db::transact(*db, [&](db::Tx& tx) { billing::seed_plans(*db, tx); });
+  std::vector<std::int64_t> told;
+  db->set_commit_listener([&](const std::vector<std::int64_t>& users) { told.insert(told.end(), users.begin(), users.end()); });
+  billing::grant_subscription(*db, bob, "starter", std::nullopt);
+  EXPECT_EQ(told, std::vector<std::int64_t>{bob.value});
+  told.clear();
+  billing::cancel_subscription(*db, bob);
+  EXPECT_EQ(told, std::vector<std::int64_t>{bob.value});
+  told.clear();
+  account::set_blocked(*db, alice, true);
+  EXPECT_EQ(told, std::vector<std::int64_t>{alice.value});
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 
 namespace mediagen::account {
 
-// GET /user (profile.read), read from the I/O thread.
-void register_routes(http::Router& router, db::AsyncPg& reads);
+class ProfileCache;
+
+// GET /user (profile.read): from `profiles`, or read from the I/O thread and kept there.
+void register_routes(http::Router& router, db::AsyncPg& reads, ProfileCache& profiles);
 // GET /usage, /usage/{service} and /subscriptions (billing.read).
 void register_usage_routes(http::Router& router, db::BlockingPool& pool);
 

@@ -13,10 +13,14 @@
 #include <boost/system/result.hpp>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_set>
+#include <vector>
 
+#include "mediagen/account/profile_cache.hpp"
 #include "mediagen/auth/key_cache.hpp"
 #include "mediagen/auth/unknown_key_budget.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
@@ -96,11 +100,15 @@ class App {
 
   // The hooks that connect the parts (app_hooks.cpp).
   realtime::HubHooks hub_hooks();
+  db::BlockingPoolOptions blocking_options_with_hooks();
   workers::WorkerPoolOptions worker_options_with_hooks();
   void work_queued(cache::Redis& redis);
   void on_fanout(std::string_view channel, std::string_view payload);
   void on_key_invalidation(std::string_view payload);
   void on_fanout_connected();
+  // After a commit changed profiles: dropped here at once, announced to the others (app_hooks.cpp).
+  void profiles_changed(const std::vector<std::int64_t>& users);
+  void announce_profiles(cache::Redis& redis);
   // The routes and the metrics' gauges (app_routes.cpp).
   void register_routes(const AppOptions& options);
   std::function<std::string(std::string_view, bool, std::int64_t, std::int64_t)> redirect_to_s3() const;
@@ -113,6 +121,14 @@ class App {
   InfraCounters& counters_;
   // Speech answers waiting for their orders' chunks (compat), woken by the workers' changes.
   compat::OrderWaiters speech_waiters_;
+  // GET /user's profiles; before the pools whose commits drop its entries.
+  account::ProfileCache profiles_;
+  // Users whose profile changed, to announce to the other instances (announce_profiles), and
+  // whether an announcer is on its way; under profile_notices_mutex_.
+  std::mutex profile_notices_mutex_;
+  std::unordered_set<std::int64_t> profile_notices_;
+  bool profile_announcer_ = false;
+  TimePoint::rep profile_notices_resting_until_ = 0;
   // Before every part its coroutine frames point into: destroyed after them.
   boost::asio::io_context ioc_;
   db::BlockingPool blocking_;
@@ -149,6 +165,7 @@ class App {
   std::atomic<bool> bans_loaded_{false};
   // Queued-work announces are skipped until then (clock ticks) after one failed (work_queued).
   static constexpr std::chrono::seconds kAnnounceRest{2};
+  static constexpr std::size_t kMaxProfileNotices = 100000;
   std::atomic<TimePoint::rep> announce_resting_until_{0};
   std::atomic<bool> announcing_{false};  // an announce is waiting on Redis now
   bool reconnected_ = false;  // the subscriber's thread only

@@ -1,6 +1,8 @@
 #pragma once
 // The database part of an instance alone: one PostgreSQL connection, opened on first use, for
-// what runs once and needs no other part (the migrations, the operator commands).
+// what runs once and needs no other part (the migrations, the operator commands). A commit that
+// changed users' profiles is announced to the running servers (a signed "profile <id>" each on
+// the invalidation channel), so that none of them keeps showing the old GET /user.
 #include "mediagen/core/config.hpp"
 #include "mediagen/core/counters.hpp"
 #include "mediagen/db/migrate.hpp"
@@ -10,7 +12,7 @@ namespace mediagen::app {
 
 class Database {
  public:
-  explicit Database(const Config& config) : db_(config.database_url, &counters_) {}
+  explicit Database(const Config& config);
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 

@@ -85,6 +85,9 @@ struct Config {
   std::int64_t db_connect_timeout_seconds = 3;
 
   std::int64_t key_cache_ttl_seconds = 3600;
+  // GET /user's profiles: dropped at every change announced; the TTL bounds what a lost
+  // announcement or a write from outside the server leaves (account/profile_cache.hpp).
+  std::int64_t profile_cache_ttl_seconds = 5;
   std::vector<std::int64_t> ban_ladder_seconds{300, 600, 1800, 3600, 86400};
   std::int64_t ban_threshold = 20;
   std::int64_t ban_window_seconds = 600;

@@ -42,6 +42,8 @@ struct BlockingPoolOptions {
   ConnectLimits limits;
   std::string database_url;
   cache::RedisOptions redis;
+  // Set on every connection of the pool (Db::set_commit_listener).
+  Db::CommitListener on_commit;
 };
 
 class BlockingPool {

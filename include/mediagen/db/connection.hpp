@@ -3,11 +3,14 @@
 // first use and after a failure. Owners (pools, workers, the event publisher) see only this
 // header; the statements it runs are in stores, which include pg.hpp for exec().
 #include <atomic>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mediagen/core/counters.hpp"
 #include "mediagen/db/db.hpp"
@@ -78,6 +81,17 @@ class Db {
 
   void count();
 
+  // The users whose profile (GET /user: their wallet, subscription or row) a transaction changed
+  // are told to the commit listener once it committed, so that cached profiles are dropped
+  // (account/profile_cache.hpp). A rollback forgets them. Stores call profile_changed inside the
+  // transaction; the owner of the connection sets the listener once.
+  using CommitListener = std::function<void(const std::vector<std::int64_t>&)>;
+  void set_commit_listener(CommitListener listener) { commit_listener_ = std::move(listener); }
+  void profile_changed(std::int64_t user_id) { changed_users_.push_back(user_id); }
+  // run_transaction's: after a commit (tells the listener), before an attempt or after a rollback.
+  void transaction_committed();
+  void transaction_forgotten() { changed_users_.clear(); }
+
   // The server is past its grace period: a transaction that has not committed yet rolls back
   // instead. Set by the pool that runs the jobs (nullptr: not watched).
   void watch_pool(const std::atomic<bool>* pool_closing) { pool_closing_ = pool_closing; }
@@ -95,6 +109,8 @@ class Db {
   std::atomic<int> socket_fd_{-1};
   std::unique_ptr<detail::Connection> conn_;
   std::set<std::string, std::less<>> prepared_;
+  CommitListener commit_listener_;
+  std::vector<std::int64_t> changed_users_;
 };
 
 }  // namespace mediagen::db

@@ -67,6 +67,7 @@ struct WorkerPoolOptions {
   // every worker); null: chunks of an upstream engine fail as engine_unavailable.
   engines::Upstreams* upstreams = nullptr;
   db::ConnectLimits db_limits;                // the workers' PostgreSQL timeouts (the operator's settings)
+  db::Db::CommitListener on_commit;           // set on every connection of the pool (Db::set_commit_listener)
   // Called after each commit that changed an order's or an item's status (claims, settles,
   // stitches, requeues, janitor), from the pool's threads: the realtime publisher's hook.
   // Must not block for long; may be empty.

@@ -65,7 +65,26 @@ TEST(Invalidation, RefusesMalformedKeyMessages) {
 TEST(Invalidation, RefusesMalformedUserMessages) {
   for (const char* payload : {"user", "user ", "user 0", "user -1", "user +1", "user 1a", "user 1 ", "user  1",
                               "User 1", "user 0x10", "user 1.5", "user 99999999999999999999",
-                              "user 000000000000000000001", ""}) {
+                              "user 000000000000000000001", "user 01", ""}) {
+    EXPECT_FALSE(parse_invalidation(payload).has_value()) << "'" << payload << "'";
+  }
+}
+
+TEST(Invalidation, FormatsAndParsesAProfileMessage) {
+  EXPECT_EQ(format_invalidation(ProfileOf{UserId{42}}), "profile 42");
+  auto what = parse_invalidation("profile 42");
+  ASSERT_TRUE(what.has_value());
+  ASSERT_TRUE(std::holds_alternative<ProfileOf>(*what));
+  EXPECT_EQ(std::get<ProfileOf>(*what).user, UserId{42});
+  const Invalidation big = ProfileOf{UserId{9223372036854775807}};
+  EXPECT_EQ(parse_invalidation(format_invalidation(big)), big);
+  // A profile message is not a user message: it drops no key.
+  EXPECT_FALSE(std::holds_alternative<UserId>(*what));
+}
+
+TEST(Invalidation, RefusesMalformedProfileMessages) {
+  for (const char* payload : {"profile", "profile ", "profile 0", "profile -1", "profile +1", "profile 01", "profile 1 ",
+                              "profile  1", "Profile 1", "profiles 1", "profile 99999999999999999999", "profile1"}) {
     EXPECT_FALSE(parse_invalidation(payload).has_value()) << "'" << payload << "'";
   }
 }
