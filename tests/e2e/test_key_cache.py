@@ -86,8 +86,8 @@ class LongTtlTests(E2ETestCase):
         k = self.h.create_key(self.user["id"], preset="full")
         self.assertSuccess(self.server.api("GET", "/user", k["key"]))
         self.h.disable_key(k["id"])
-        refused = poll(lambda: self.server.api("GET", "/user", k["key"]).status == 401, timeout=1.0, interval=0.02)
-        self.assertTrue(refused, "disabled key still accepted 1s after `admin key disable`")
+        refused = poll(lambda: self.server.api("GET", "/user", k["key"]).status == 401, timeout=5.0, interval=0.02)
+        self.assertTrue(refused, "disabled key still accepted 5 s after `admin key disable`")
         self.assert401(self.server.api("GET", "/user", k["key"]), "invalid")
         self.assert401(self.server.api("GET", "/key", k["key"]), "invalid")
 
@@ -98,8 +98,8 @@ class LongTtlTests(E2ETestCase):
             self.assertSuccess(self.server.api("GET", "/user", k["key"]))
         self.h.block_user(u["id"])
         for k in keys:
-            refused = poll(lambda: self.server.api("GET", "/key", k["key"]).status == 401, timeout=1.0, interval=0.02)
-            self.assertTrue(refused, "blocked user's key still accepted 1s after `admin user block`")
+            refused = poll(lambda: self.server.api("GET", "/key", k["key"]).status == 401, timeout=5.0, interval=0.02)
+            self.assertTrue(refused, "blocked user's key still accepted 5 s after `admin user block`")
             self.assert401(self.server.api("GET", "/user", k["key"]), "invalid")
 
     def test_cached_key_still_expires(self):
