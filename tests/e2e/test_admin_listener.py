@@ -111,6 +111,10 @@ class AdminListenerTests(E2ETestCase):
 class ReadinessTests(E2ETestCase):
     """PostgreSQL going away turns /readyz to 503 and requests into 503; it recovers afterwards."""
 
+    # Without the profile cache GET /user reads PostgreSQL on every call, so it shows the outage
+    # (with it, a cached profile would still be served until a change or the TTL dropped it).
+    server_env = {"MEDIAGEN_PROFILE_CACHE_TTL_SECONDS": "0"}
+
     @classmethod
     def prepare(cls):
         cls.user, cls.key = cls.h.user_and_key("full")
