@@ -26,12 +26,15 @@ bool means_unavailable(const pqxx::sql_error& e) { return sqlstate_means_unavail
 
 void run_transaction(Db& db, const std::function<bool(Tx&)>& body, const CommitCheck& committed) {
   constexpr int kAttempts = 5;
+  bool reopened = false;
   for (int attempt = 1;; ++attempt) {
+    bool began = false;
     try {
       {
         const core::TransactionMark mark;
         db.transaction_forgotten();
         pqxx::work tx(db.conn());
+        began = true;
         if (!body(tx)) {
           tx.abort();
           db.transaction_forgotten();
@@ -51,6 +54,13 @@ void run_transaction(Db& db, const std::function<bool(Tx&)>& body, const CommitC
     } catch (const pqxx::broken_connection& e) {
       db.transaction_forgotten();
       db.reset();
+      // A connection PostgreSQL dropped while it sat idle (a restart) fails at BEGIN, before the
+      // body ran anything: once, a new connection gets the work. A failure inside the body (a
+      // watchdog's cut, a crash) is not retried: its caller may have stopped waiting.
+      if (!began && !reopened) {
+        reopened = true;
+        continue;
+      }
       throw Unavailable(e.what());
     } catch (const pqxx::in_doubt_error& e) {
       // It may have committed: its users are told now (a profile dropped for nothing is one
