@@ -16,7 +16,8 @@ SELECT o.*, i.*, p.position FROM (SELECT id::text, user_id, task_type, status, s
     FROM (SELECT min(queued_at) AS first FROM order_items WHERE order_id = :order::uuid AND status = 'pending') x
     WHERE x.first IS NOT NULL) END AS position) p
   LEFT JOIN LATERAL (SELECT id::text, order_id::text, item_type, chunk_index, paragraph_index, parent_item_id::text,
-    attempt_number, status, failure_reason, text IS NULL, original_text_length, current_text_length,
+    attempt_number, status, failure_reason,
+    NOT EXISTS (SELECT 1 FROM order_item_texts x WHERE x.item_id = order_items.id), original_text_length, current_text_length,
     price_units, consumed_units, remaining_locked, result_path, result_size, duration_ms,
     (extract(epoch from created_at) * 1000000)::bigint, (extract(epoch from updated_at) * 1000000)::bigint
     FROM order_items WHERE order_id = :order::uuid) i ON true

@@ -482,11 +482,17 @@ stop_server
 claim_explain() {
   q mg_claim -c "BEGIN" -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)
     WITH picked AS (
-      SELECT id FROM order_items WHERE status = 'pending' ORDER BY queued_at, chunk_index LIMIT 1 FOR UPDATE SKIP LOCKED)
-     UPDATE order_items i SET status = 'processing', lease_token = gen_random_uuid(),
-      locked_until = now() + 60000 * interval '1 millisecond', claims = i.claims + 1, updated_at = now()
-     FROM picked WHERE i.id = picked.id
-     RETURNING i.id::text, i.order_id::text, i.text, i.chunk_index, i.item_type" -c "ROLLBACK"
+      SELECT id FROM order_items WHERE status = 'pending' ORDER BY queued_at, chunk_index LIMIT 1 FOR UPDATE SKIP LOCKED),
+     claimed AS (
+      UPDATE order_items i SET status = 'processing', lease_token = gen_random_uuid(),
+       locked_until = now() + 60000 * interval '1 millisecond', claims = i.claims + 1, updated_at = now()
+      FROM picked WHERE i.id = picked.id RETURNING i.id, i.order_id, i.chunk_index, i.item_type),
+     started AS (
+      UPDATE orders SET status = 'in_progress', updated_at = now()
+      WHERE id = (SELECT order_id FROM claimed) AND status IN ('created', 'pending') RETURNING id)
+    SELECT c.id::text, c.order_id::text, t.text, c.chunk_index, c.item_type, o.user_id, o.task_type,
+     o.engine_request::text, EXISTS (SELECT 1 FROM started)
+    FROM claimed c JOIN orders o ON o.id = c.order_id LEFT JOIN order_item_texts t ON t.item_id = c.id" -c "ROLLBACK"
 }
 
 # Shared buffers (hit + read) of the whole statement: the first Buffers line of a plan.
@@ -508,13 +514,16 @@ SELECT :uid, 'tts', 'provider_a', 'a-v3', (SELECT id FROM currency_assets WHERE 
   '{"engine": "espeak", "voice": "en-us", "variant": "", "language": "en", "settings": {}}',
   now() - (:n - g) * interval '1 millisecond', now() - (:n - g) * interval '1 millisecond'
 FROM generate_series(1, :n) g;
-INSERT INTO order_items (order_id, item_type, chunk_index, text, original_text_length, current_text_length,
+WITH ins AS (
+INSERT INTO order_items (order_id, item_type, chunk_index, original_text_length, current_text_length,
   free_length, billable_length, max_billable_length, max_raw_length, raw_length, capacity_unit, price_units,
   payg_minor, remaining_locked, queued_at)
-SELECT o.id, 'chunk', c, :'txt', 1000, 1000, 1000, 1000, 1000, 5000, 1000, 'chars', 1000, 150, 1000, o.created_at
-FROM orders o CROSS JOIN generate_series(0, 4) c ORDER BY o.created_at, c;
+SELECT o.id, 'chunk', c, 1000, 1000, 1000, 1000, 1000, 5000, 1000, 'chars', 1000, 150, 1000, o.created_at
+FROM orders o CROSS JOIN generate_series(0, 4) c ORDER BY o.created_at, c RETURNING id)
+INSERT INTO order_item_texts (item_id, text) SELECT id, :'txt' FROM ins;
 VACUUM ANALYZE orders;
 VACUUM ANALYZE order_items;
+VACUUM ANALYZE order_item_texts;
 CHECKPOINT;
 EOF
   claim_explain >"$work/explain-before.txt"
@@ -558,12 +567,14 @@ WITH o AS (
   INSERT INTO orders (user_id, task_type, service_key, model_id, asset_id, created_at, updated_at)
   SELECT :uid, 'tts', 'provider_a', 'a-v3', (SELECT id FROM currency_assets WHERE is_default AND deleted_at IS NULL),
     now() - interval '1 day', now() - interval '1 day'
-  RETURNING id, created_at)
-INSERT INTO order_items (order_id, item_type, chunk_index, text, original_text_length, current_text_length,
+  RETURNING id, created_at),
+ins AS (
+INSERT INTO order_items (order_id, item_type, chunk_index, original_text_length, current_text_length,
   free_length, billable_length, max_billable_length, max_raw_length, raw_length, capacity_unit, price_units,
   payg_minor, remaining_locked, queued_at)
-SELECT o.id, 'chunk', c, :'txt', 1000, 1000, 1000, 1000, 1000, 5000, 1000, 'chars', 1000, 150, 1000, o.created_at
-FROM o CROSS JOIN generate_series(0, :k - 1) c;
+SELECT o.id, 'chunk', c, 1000, 1000, 1000, 1000, 1000, 5000, 1000, 'chars', 1000, 150, 1000, o.created_at
+FROM o CROSS JOIN generate_series(0, :k - 1) c RETURNING id)
+INSERT INTO order_item_texts (item_id, text) SELECT id, :'txt' FROM ins;
 ANALYZE order_items;
 EOF2
   claim_explain >"$work/explain-big.txt"

@@ -11,7 +11,7 @@ import re
 import subprocess
 
 from compat_support import bearer, decoded_samples
-from harness import E2ETestCase, metric_sum
+from harness import E2ETestCase, metric_sum, poll
 from orders_support import OrderFixtures, decoded_duration_ms, download
 from programs import program
 from upstream_standin import ELEVEN_VOICES, StandIn
@@ -231,7 +231,9 @@ class UpstreamEngineTests(OrderFixtures, E2ETestCase):
         order = self.finished(key, template, f"This key is refused, {FILLER}.")
         self.assertEqual((order["items"][0]["status"], order["items"][0]["failure_reason"]),
                          ("failed", "upstream_unauthorized"))
-        self.assertTrue(any("upstream refused the key" in line for line in self.server.log_lines()))
+        # The log is read from the server's stderr by another thread: it may trail the API a little.
+        self.assertTrue(poll(lambda: any("upstream refused the key" in line for line in self.server.log_lines()),
+                             timeout=10.0))
         samples = self.server.metrics()
         self.assertGreaterEqual(
             metric_sum(samples, "mediagen_upstream_requests_total", service="provider_b", outcome="unauthorized"), 1)

@@ -192,3 +192,8 @@ FROM orders o JOIN kept k ON k.order_id = o.id
 WHERE o.failure_reason = 'not_delivered'
   AND EXISTS (SELECT 1 FROM order_items j WHERE j.order_id = o.id AND j.chunk_index < k.chunk_index
               AND NOT EXISTS (SELECT 1 FROM kept k2 WHERE k2.order_id = o.id AND k2.chunk_index = j.chunk_index));
+
+-- I22 every record of a speech order keeps its text (order_item_texts) until retention removes the order's files
+SELECT i.id FROM order_items i JOIN orders o ON o.id = i.order_id
+WHERE o.task_type = 'tts' AND o.files_removed_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM order_item_texts t WHERE t.item_id = i.id);

@@ -120,5 +120,83 @@ TEST_F(MigrationsTest, RollsBackAFailingMigrationAndReleasesTheLock) {
   EXPECT_TRUE(db::migrate(db, fixed).applied.empty());
 }
 
+// 0019 rebuilds order_items with its text in order_item_texts: every row, value and rule survives.
+TEST_F(MigrationsTest, NarrowChunkRowsKeepEveryRowValueAndRule) {
+  std::vector<db::Migration> before;
+  for (const auto& m : db::embedded_migrations()) {
+    if (m.version < 19) before.push_back(m);
+  }
+  ASSERT_EQ(before.back().version, 18);
+  db::Db db(db_url, &counters);
+  db::migrate(db, before);
+  const std::string user = query_value(db_url, "INSERT INTO users (email, name) VALUES ('m@example.com', 'M') RETURNING id");
+  const std::string order = query_value(
+      db_url, "INSERT INTO orders (user_id, task_type, service_key, asset_id) VALUES (" + user +
+                  ", 'tts', 'provider_a', (SELECT id FROM currency_assets WHERE is_default)) RETURNING id::text");
+  const std::string columns =
+      "(order_id, item_type, chunk_index, parent_item_id, status, text, original_text_length, current_text_length,"
+      " free_length, billable_length, max_billable_length, max_raw_length, raw_length, capacity_unit, price_units,"
+      " lease_token, locked_until, result_path, timings)";
+  const std::string first = query_value(
+      db_url, "INSERT INTO order_items " + columns + " VALUES ('" + order +
+                  "', 'chunk', 0, NULL, 'failed', 'Zero, with ünïcode.', 19, 19, 19, 19, 19, 5000, 21, 'chars', 19,"
+                  " NULL, NULL, 'orders/x/0.mp3', '[[0, 417, 0]]') RETURNING id::text");
+  query_value(db_url, "INSERT INTO order_items " + columns + " VALUES ('" + order + "', 'retry', 0, '" + first +
+                          "', 'processing', 'Zero again.', 19, 11, 19, 11, 19, 5000, 11, 'chars', 11,"
+                          " gen_random_uuid(), now() + interval '1 minute', NULL, NULL) RETURNING 1");
+  query_value(db_url, "INSERT INTO order_items " + columns + " VALUES ('" + order +
+                          "', 'chunk', 1, NULL, 'completed', NULL, 3, 3, 3, 3, 3, 5000, 3, 'chars', 3,"
+                          " NULL, NULL, NULL, NULL) RETURNING 1");
+  // Every column but the text, and the texts, as one text each.
+  const std::string rows_sql =
+      "SELECT string_agg(concat_ws('|', id, order_id, item_type, chunk_index, paragraph_index, parent_item_id,"
+      " attempt_number, status, failure_reason, original_text_length, current_text_length, free_length,"
+      " billable_length, max_billable_length, max_raw_length, raw_length, capacity_unit, price_units, quota_tokens,"
+      " payg_minor, surcharge_tokens, surcharge_quota_tokens, surcharge_minor, consumed_units, remaining_locked,"
+      " result_path, result_size, duration_ms, timings, claims, lease_token, locked_until, queued_at, created_at,"
+      " updated_at), E'\\n' ORDER BY id) FROM order_items";
+  const std::string rows = query_value(db_url, rows_sql);
+  const std::string texts = query_value(db_url, "SELECT string_agg(id || ':' || text, ',' ORDER BY id) FROM order_items"
+                                                " WHERE text IS NOT NULL");
+
+  EXPECT_EQ(db::migrate(db, db::embedded_migrations()).applied, std::vector<int>{19});
+  EXPECT_EQ(query_value(db_url, rows_sql), rows);
+  EXPECT_EQ(query_value(db_url, "SELECT string_agg(item_id || ':' || text, ',' ORDER BY item_id) FROM order_item_texts"),
+            texts);
+  EXPECT_EQ(query_value(db_url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'order_items'"
+                                " AND column_name = 'text'"),
+            "0");
+  // What claims and completions change comes last, and pages keep room for new versions.
+  EXPECT_EQ(query_value(db_url, "SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute"
+                                " WHERE attrelid = 'order_items'::regclass AND attnum > 0 AND NOT attisdropped"
+                                " AND attnum >= (SELECT attnum FROM pg_attribute WHERE attrelid = 'order_items'::regclass"
+                                "  AND attname = 'status')"),
+            "status,claims,lease_token,locked_until,updated_at,consumed_units,remaining_locked,result_size,duration_ms,"
+            "failure_reason,result_path,timings");
+  EXPECT_EQ(query_value(db_url, "SELECT reloptions::text FROM pg_class WHERE oid = 'order_items'::regclass"),
+            "{fillfactor=80}");
+  // The rules: one live attempt per position, a retry names a parent that exists, every check by
+  // its old name, a text belongs to a chunk.
+  const std::string live_again = "INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id,"
+                                 " original_text_length, current_text_length, free_length, billable_length,"
+                                 " max_billable_length, max_raw_length, raw_length, capacity_unit, price_units) VALUES ('" +
+                                 order + "', 'retry', 0, '" + first + "', 1, 1, 1, 1, 1, 1, 1, 'chars', 1)";
+  EXPECT_THROW(query_value(db_url, live_again), pqxx::unique_violation);
+  EXPECT_THROW(query_value(db_url, "UPDATE order_items SET parent_item_id = gen_random_uuid() WHERE item_type = 'retry'"),
+               pqxx::foreign_key_violation);
+  EXPECT_THROW(query_value(db_url, "UPDATE order_items SET status = 'processing' WHERE id = '" + first + "'"),
+               pqxx::check_violation);
+  EXPECT_THROW(query_value(db_url, "INSERT INTO order_item_texts VALUES (gen_random_uuid(), 'orphan')"),
+               pqxx::foreign_key_violation);
+  EXPECT_EQ(query_value(db_url, "SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint"
+                                " WHERE conrelid = 'order_items'::regclass AND conname LIKE 'order_items_check%'"),
+            "order_items_check,order_items_check1");
+  // New rows get time-ordered (version 7) ids.
+  EXPECT_EQ(query_value(db_url, "WITH o AS (INSERT INTO orders (user_id, task_type, service_key, asset_id) VALUES (" +
+                                    user + ", 'tts', 'provider_a', 1) RETURNING id)"
+                                           " SELECT substr(uuid_v7()::text, 15, 1) || substr(o.id::text, 15, 1) FROM o"),
+            "77");
+}
+
 }  // namespace
 }  // namespace mediagen::test

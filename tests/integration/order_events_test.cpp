@@ -112,11 +112,12 @@ class OrderEventsTest : public MigratedTest {
   std::string item(const std::string& order_id, int chunk_index, const std::string& type = "chunk",
                    const std::string& parent = "", int attempt = 1) {
     return sql(
-        "INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id, attempt_number, text,"
+        "WITH ins AS (INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id, attempt_number,"
         " original_text_length, current_text_length, free_length, billable_length, max_billable_length,"
         " max_raw_length, raw_length, capacity_unit, price_units, remaining_locked) VALUES ('" + order_id + "', '" +
         type + "', " + std::to_string(chunk_index) + ", " + (parent.empty() ? "NULL" : "'" + parent + "'") + ", " +
-        std::to_string(attempt) + ", 'Hello there.', 12, 12, 12, 12, 15, 5000, 12, 'chars', 12, 12) RETURNING id::text");
+        std::to_string(attempt) + ", 12, 12, 12, 12, 15, 5000, 12, 'chars', 12, 12) RETURNING id),"
+        " t AS (INSERT INTO order_item_texts SELECT id, 'Hello there.' FROM ins) SELECT id::text FROM ins");
   }
 
   void set_order(const std::string& id, const std::string& assignments) {

@@ -124,16 +124,18 @@ class OrdersReadTest : public MigratedTest {
   std::string item(const ItemRow& r) {
     const bool processing = r.status == "processing";
     return sql(
-        "INSERT INTO order_items (order_id, item_type, chunk_index, paragraph_index, parent_item_id, attempt_number,"
-        " status, failure_reason, text, original_text_length, current_text_length, free_length, billable_length,"
+        "WITH ins AS (INSERT INTO order_items (order_id, item_type, chunk_index, paragraph_index, parent_item_id,"
+        " attempt_number, status, failure_reason, original_text_length, current_text_length, free_length, billable_length,"
         " max_billable_length, max_raw_length, raw_length, capacity_unit, price_units, remaining_locked,"
         " lease_token, locked_until, created_at, updated_at) VALUES ('" +
         r.order_id + "', '" + r.type + "', " + std::to_string(r.chunk_index) + ", " +
         (r.paragraph ? std::to_string(*r.paragraph) : "NULL") + ", " + quoted(r.parent) + ", " +
-        std::to_string(r.attempt) + ", '" + r.status + "', " + quoted(r.failure) + ", " + quoted(r.text) +
+        std::to_string(r.attempt) + ", '" + r.status + "', " + quoted(r.failure) +
         ", 12, 12, 12, 12, 15, 5000, 12, 'chars', 12, 12, " +
         (processing ? "gen_random_uuid(), now() + interval '1 minute'" : "NULL, NULL") + ", now() - interval '" +
-        std::to_string(r.age_seconds) + " seconds', now()) RETURNING id::text");
+        std::to_string(r.age_seconds) + " seconds', now()) RETURNING id), t AS (INSERT INTO order_item_texts"
+        " SELECT id, " + quoted(r.text) + "::text FROM ins WHERE " + quoted(r.text) + " IS NOT NULL)"
+        " SELECT id::text FROM ins");
   }
 
   std::vector<std::string> ids_of(const orders::OrderPage& page) {
@@ -278,7 +280,8 @@ TEST_F(OrdersReadTest, GivesTheTextFieldsOfAnItem) {
   EXPECT_EQ(text->fields.capacity_unit, CapacityUnit::chars);
   EXPECT_FALSE(text->fields.surcharge_applies);
 
-  sql("UPDATE order_items SET text = 'Hello there, friend.', current_text_length = 20, billable_length = 14,"
+  sql("UPDATE order_item_texts SET text = 'Hello there, friend.' WHERE item_id = '" + chunk + "' RETURNING 1");
+  sql("UPDATE order_items SET current_text_length = 20, billable_length = 14,"
       " raw_length = 20, capacity_unit = 'utf8_bytes' WHERE id = '" + chunk + "' RETURNING 1");
   text = text_of(alice, id, chunk);
   ASSERT_TRUE(text);
@@ -294,7 +297,7 @@ TEST_F(OrdersReadTest, GivesTheTextFieldsOfAnItem) {
 TEST_F(OrdersReadTest, TextRemovedByRetentionIsInputExpired) {
   const std::string id = order(alice, "tts", "completed", 20);
   const std::string chunk = item({.order_id = id, .status = "completed"});
-  sql("UPDATE order_items SET text = NULL WHERE id = '" + chunk + "' RETURNING 1");
+  sql("DELETE FROM order_item_texts WHERE item_id = '" + chunk + "' RETURNING 1");
   auto text = text_of(alice, id, chunk);
   ASSERT_FALSE(text);
   EXPECT_EQ(text.error().status, 422);
@@ -515,7 +518,7 @@ TEST_F(OrdersReadHttpTest, ServesTheTextAndRefusesItOnceRemoved) {
                             "max_raw_length", "surcharge_applies", "capacity_unit", "raw_length"}) {
     EXPECT_TRUE(data.contains(field)) << field;
   }
-  sql("UPDATE order_items SET text = NULL WHERE id = '" + chunk + "' RETURNING 1");
+  sql("DELETE FROM order_item_texts WHERE item_id = '" + chunk + "' RETURNING 1");
   const Response gone = get("/api/orders/" + id + "/items/" + chunk + "/text", alice_key);
   EXPECT_EQ(gone.result_int(), 422);
   const json body = json::parse(gone.body());

@@ -139,11 +139,12 @@ class WorkersTest : public MigratedTest {
         const auto len = static_cast<std::int64_t>(spec.texts[i].size());
         o.items.push_back(
             tx.exec_params1(
-                  "INSERT INTO order_items (order_id, item_type, chunk_index, text, original_text_length,"
+                  "WITH ins AS (INSERT INTO order_items (order_id, item_type, chunk_index, original_text_length,"
                   " current_text_length, free_length, billable_length, max_billable_length, max_raw_length,"
                   " raw_length, capacity_unit, price_units, quota_tokens, payg_minor, remaining_locked, queued_at)"
-                  " VALUES ($1::uuid, 'chunk', $2::int, $3, $4, $4, $4, $4, $4, 5000, $4, 'chars', $5, $6, $7, $5,"
-                  "  now() + $2::int * interval '1 microsecond') RETURNING id::text",
+                  " VALUES ($1::uuid, 'chunk', $2::int, $4, $4, $4, $4, $4, 5000, $4, 'chars', $5, $6, $7, $5,"
+                  "  now() + $2::int * interval '1 microsecond') RETURNING id),"
+                  " t AS (INSERT INTO order_item_texts SELECT id, $3::text FROM ins) SELECT id::text FROM ins",
                   o.id, static_cast<int>(i), spec.texts[i], len, tok[i], q, minor)[0]
                 .as<std::string>());
       }

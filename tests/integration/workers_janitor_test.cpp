@@ -77,7 +77,8 @@ TEST_F(WorkersJanitorTest, RetentionRemovesFilesAndTextsButTheOrderKeepsItsPaths
   EXPECT_EQ(value("SELECT files_removed_at IS NOT NULL AND input_removed_at IS NOT NULL AND input_text IS NULL"
                   " FROM orders WHERE id = '" + order.id + "'"),
             "t");
-  EXPECT_EQ(number("SELECT count(*) FROM order_items WHERE order_id = '" + order.id + "' AND text IS NOT NULL"), 0);
+  EXPECT_EQ(number("SELECT count(*) FROM order_items i JOIN order_item_texts t ON t.item_id = i.id"
+                   " WHERE i.order_id = '" + order.id + "'"), 0);
   EXPECT_EQ(number("SELECT count(*) FROM order_items WHERE order_id = '" + order.id + "' AND result_path IS NULL"), 0);
   EXPECT_EQ(value("SELECT result_files::text FROM orders WHERE id = '" + order.id + "'"), files);
   EXPECT_EQ(order_status(order.id), "completed");
@@ -118,12 +119,13 @@ TEST_F(WorkersJanitorTest, AnAbandonedPartialOrderIsCompensatedWithEveryLockedUn
 TEST_F(WorkersJanitorTest, APartialOrderWithARetryWaitingIsNotAbandoned) {
   const auto order = partially_completed();
   // A retry record waiting in the queue (as the retry operation creates it).
-  value("INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id, attempt_number, text,"
+  value("WITH ins AS (INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id, attempt_number,"
         " original_text_length, current_text_length, free_length, billable_length, max_billable_length,"
         " max_raw_length, raw_length, capacity_unit, price_units, quota_tokens, payg_minor, remaining_locked)"
-        " SELECT order_id, 'retry', chunk_index, id, 2, text, original_text_length, current_text_length, free_length,"
+        " SELECT order_id, 'retry', chunk_index, id, 2, original_text_length, current_text_length, free_length,"
         " billable_length, max_billable_length, max_raw_length, raw_length, capacity_unit, price_units, quota_tokens,"
-        " payg_minor, price_units FROM order_items WHERE id = '" + order.items[1] + "'");
+        " payg_minor, price_units FROM order_items WHERE id = '" + order.items[1] + "' RETURNING id, parent_item_id)"
+        " INSERT INTO order_item_texts SELECT ins.id, p.text FROM ins JOIN order_item_texts p ON p.item_id = ins.parent_item_id");
   value("UPDATE order_items SET remaining_locked = 0, quota_tokens = 0, payg_minor = 0 WHERE id = '" +
         order.items[1] + "'");
   workers::Janitor due(*db, *store, {.retention = 24h, .compensate_after = 0s});

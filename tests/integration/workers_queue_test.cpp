@@ -224,13 +224,14 @@ TEST_F(WorkersQueueTest, AFailedRetryReturnsExactlyItsSurcharge) {
   // surcharge of 4 tokens (3 minor + 1 quota token) locked on top.
   grant_quota(1);
   const auto retry = value(
-      "INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id, attempt_number, text,"
+      "WITH ins AS (INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id, attempt_number,"
       " original_text_length, current_text_length, free_length, billable_length, max_billable_length, max_raw_length,"
       " raw_length, capacity_unit, price_units, quota_tokens, payg_minor, surcharge_tokens, surcharge_quota_tokens,"
       " surcharge_minor, remaining_locked)"
-      " SELECT order_id, 'retry', chunk_index, id, 2, 'Bad one, longer.', original_text_length, 16, free_length,"
+      " SELECT order_id, 'retry', chunk_index, id, 2, original_text_length, 16, free_length,"
       " 12, max_billable_length, max_raw_length, 16, capacity_unit, price_units + 4, quota_tokens, payg_minor, 4, 1, 3,"
-      " price_units + 4 FROM order_items WHERE id = '" + c1->item_id.str() + "' RETURNING id::text");
+      " price_units + 4 FROM order_items WHERE id = '" + c1->item_id.str() + "' RETURNING id),"
+      " t AS (INSERT INTO order_item_texts SELECT id, 'Bad one, longer.' FROM ins) SELECT id::text FROM ins");
   value("UPDATE order_items SET remaining_locked = 0, quota_tokens = 0, payg_minor = 0 WHERE id = '" + c1->item_id.str() + "'");
   const auto payg = number("SELECT payg_minor FROM order_items WHERE id = '" + retry + "'");
   EXPECT_GT(payg, 0);

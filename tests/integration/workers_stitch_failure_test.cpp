@@ -297,11 +297,12 @@ TEST_F(WorkersStitchFailureTest, AFinishedOrderWhoseReStitchGivesUpKeepsItsResul
 
   // A paid regeneration of position 0 completes, but its audio is gone before the re-stitch.
   const auto regen = value(
-      "INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id, text, original_text_length,"
+      "WITH ins AS (INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id, original_text_length,"
       " current_text_length, free_length, billable_length, max_billable_length, max_raw_length, raw_length,"
       " capacity_unit, price_units, payg_minor, remaining_locked)"
-      " SELECT order_id, 'regeneration', 0, id, 'Again.', 14, 6, 6, 6, 14, 5000, 6, 'chars', 6, 9, 6"
-      " FROM order_items WHERE id = '" + order.items[0] + "' RETURNING id::text");
+      " SELECT order_id, 'regeneration', 0, id, 14, 6, 6, 6, 14, 5000, 6, 'chars', 6, 9, 6"
+      " FROM order_items WHERE id = '" + order.items[0] + "' RETURNING id),"
+      " t AS (INSERT INTO order_item_texts SELECT id, 'Again.' FROM ins) SELECT id::text FROM ins");
   db::transact(*db, [&](db::Tx& tx) {
     orders::lock_item(*db, tx, {.user = user, .order_id = order.id, .money = money, .tokens = tokens}, regen,
                       {.quota_tokens = 0, .minor = 9});

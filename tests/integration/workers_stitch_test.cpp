@@ -54,11 +54,12 @@ TEST_F(WorkersStitchTest, TheNewestCompletedRecordOfAPositionIsTheOneStitched) {
 
   // A regeneration of position 0 with longer audio completes: the order is stitched again with it.
   const auto regen = value(
-      "INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id, text, original_text_length,"
+      "WITH ins AS (INSERT INTO order_items (order_id, item_type, chunk_index, parent_item_id, original_text_length,"
       " current_text_length, free_length, billable_length, max_billable_length, max_raw_length, raw_length,"
       " capacity_unit, price_units, remaining_locked)"
-      " SELECT order_id, 'regeneration', 0, id, 'Zero again.', 5, 11, 5, 11, 11, 5000, 11, 'chars', 0, 0"
-      " FROM order_items WHERE id = '" + a->item_id.str() + "' RETURNING id::text");
+      " SELECT order_id, 'regeneration', 0, id, 5, 11, 5, 11, 11, 5000, 11, 'chars', 0, 0"
+      " FROM order_items WHERE id = '" + a->item_id.str() + "' RETURNING id),"
+      " t AS (INSERT INTO order_item_texts SELECT id, 'Zero again.' FROM ins) SELECT id::text FROM ins");
   auto r = queue->claim(30s);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->item_id, regen);

@@ -1,4 +1,5 @@
 #pragma once
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -13,5 +14,12 @@ std::string lowercase_id(std::string_view text);
 
 // A fresh random (version 4) uuid, lowercase.
 std::string random_uuid();
+
+// A fresh time-ordered (version 7, RFC 9562) uuid, lowercase: 48 bits of Unix time in
+// milliseconds, then 74 random bits. Rows keyed by it are inserted and claimed in roughly the
+// order of their index entries, so a write touches the index pages its neighbours touched.
+// It tells when it was made, to the millisecond; our order and chunk ids already carry that.
+std::string time_ordered_uuid();
+std::string time_ordered_uuid(std::chrono::system_clock::time_point at);
 
 }  // namespace mediagen

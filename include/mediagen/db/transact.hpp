@@ -1,7 +1,8 @@
 #pragma once
 // Transactions as services use them, without libpqxx: `transact(db, fn)` runs fn(tx) in one
 // transaction and commits it; `read(db, fn)` runs one statement's worth of work with no
-// BEGIN/COMMIT around it (one round trip instead of three).
+// BEGIN/COMMIT around it (one round trip instead of three); `autocommit(db, fn)` the same for a
+// single statement that writes.
 //
 // When fn returns a Result, a refusal (the error value) rolls the transaction back and is
 // returned: refusals leave a transaction as values, never as exceptions. A broken connection or
@@ -76,6 +77,14 @@ auto read(Db& db, F&& fn) {
     run_read(db, [&](Tx& tx) { out.emplace(fn(tx)); });
     return std::move(*out);
   }
+}
+
+// One statement that writes, committed on its own (autocommit): one round trip instead of three.
+// Only for a write that is one statement and whose loss in doubt is survivable as it is (a chunk
+// claim: a lease nobody holds expires and the chunk is claimed again). Failures as read's.
+template <class F>
+auto autocommit(Db& db, F&& fn) {
+  return read(db, std::forward<F>(fn));
 }
 
 }  // namespace mediagen::db

@@ -178,7 +178,7 @@ Result<OrderWritten> write_order(db::Db& db, db::Tx& tx, const Caller& caller, c
   const OrderPrice price = price_order(chunk_tokens, quota, order.price_per_1k_minor);
   if (price.from_payg > 0 && !ctx.payg_enabled) return ApiError::refused(Reason::insufficient_allowance);
 
-  const std::string order_id = order.order_id.value_or(random_uuid());
+  const std::string order_id = order.order_id.value_or(time_ordered_uuid());
   const OrderAccounts accounts{user, order_id, ctx.money, ctx.tokens};
   try {
     lock_order(db, tx, accounts, {.quota_tokens = price.from_quota, .minor = price.minor});
@@ -295,7 +295,7 @@ Result<OrderWritten> create_order(db::Db& db, const Caller& caller, CreateReques
     auto judged = judge_voice_search_upload(uploads.files, req.errors);
     upload = judged.bytes;
     if (judged.refusal) req.refusal = std::move(judged.refusal);
-    order.order_id = random_uuid();
+    order.order_id = time_ordered_uuid();
     if (!use_voice_search_service(db, req.top, voice_search_upload_key(*order.order_id), order)) {
       req.refusal = ApiError::refused(Reason::service_not_found);
     }

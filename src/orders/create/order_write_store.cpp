@@ -61,10 +61,11 @@ const db::Statement kLockUser{"orders_lock_user", "SELECT 1 FROM users WHERE id 
 const db::Statement kActiveOrders{
     "orders_active_count",
     "SELECT count(*) FROM orders WHERE user_id = $1 AND status IN ('created', 'pending', 'in_progress')"};
-// The order row and every chunk in one statement (never one per chunk), which also returns the
-// transaction's id (db::KnownXid). The chunks take the order row from the first part's RETURNING:
-// what a statement inserts is not visible to its own scans. The workers are woken after the
-// commit (OrderWriteOptions::on_queued), not by NOTIFY.
+// The order row, every chunk and their texts in one statement (never one per chunk), which also
+// returns the transaction's id (db::KnownXid). The chunks take the order row from the first part's
+// RETURNING: what a statement inserts is not visible to its own scans. Chunk ids are made in a
+// MATERIALIZED part so that a chunk and its text get the same one. The workers are woken after
+// the commit (OrderWriteOptions::on_queued), not by NOTIFY.
 const db::Statement kInsertOrder{
     "orders_insert_with_items",
     "WITH o AS ("
@@ -74,15 +75,19 @@ const db::Statement kInsertOrder{
     "  VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), NULLIF($7, '')::uuid, $8::jsonb, $9::jsonb, $10, $11::jsonb,"
     "   $12::jsonb, $13, $14, $15, $16, $17, $18, $19, $20, NULLIF($21, '')::uuid)"
     "  RETURNING id, created_at),"
+    " t AS MATERIALIZED ("
+    "  SELECT uuid_v7() AS id, u.* FROM unnest($22::int[], $23::int[], $24::text[], $25::int[], $26::int[],"
+    "   $27::int[], $28::int[], $29::bigint[], $30::bigint[], $31::bigint[])"
+    "   AS u(i, p, txt, len, bill, maxb, raw, tok, q, m)),"
     " ins AS ("
-    "  INSERT INTO order_items (order_id, item_type, chunk_index, paragraph_index, text,"
+    "  INSERT INTO order_items (id, order_id, item_type, chunk_index, paragraph_index,"
     "   original_text_length, current_text_length, free_length, billable_length, max_billable_length, max_raw_length,"
     "   raw_length, capacity_unit, price_units, quota_tokens, payg_minor, remaining_locked, queued_at)"
-    "  SELECT o.id, 'chunk', t.i, t.p, t.txt, t.len, t.len, t.bill, t.bill, t.maxb, $16, t.raw, $17, t.tok, t.q, t.m,"
+    "  SELECT t.id, o.id, 'chunk', t.i, t.p, t.len, t.len, t.bill, t.bill, t.maxb, $16, t.raw, $17, t.tok, t.q, t.m,"
     "   t.tok, o.created_at"
-    "  FROM o, unnest($22::int[], $23::int[], $24::text[], $25::int[], $26::int[], $27::int[], $28::int[],"
-    "   $29::bigint[], $30::bigint[], $31::bigint[]) AS t(i, p, txt, len, bill, maxb, raw, tok, q, m)"
-    "  RETURNING 1)"
+    "  FROM o, t"
+    "  RETURNING 1),"
+    " texts AS (INSERT INTO order_item_texts (item_id, text) SELECT id, txt FROM t WHERE txt IS NOT NULL)"
     " SELECT (extract(epoch from o.created_at) * 1000000)::bigint, (SELECT count(*) FROM ins), txid_current() FROM o"};
 
 // The template-less services (sfx, music): the service's first active model and its engine.

@@ -157,7 +157,7 @@ std::vector<OrderChange> queued(const std::vector<std::string>& item_ids, const 
 Result<ItemsQueued> queue_replacement(db::Db& db, db::Tx& tx, const Caller& caller, const OrderId& order_id,
                                       const Replacement& r, NewRecord record) {
   if (auto refusal = KeyTokens(caller).take(db, tx, record.surcharge_tokens)) return *refusal;
-  record.id = random_uuid();
+  record.id = time_ordered_uuid();
   const auto paid = pay(db, tx, r.locked, record.id, record.surcharge_tokens);
   if (!paid) return paid.error();
   record.surcharge = *paid;
@@ -227,7 +227,7 @@ Result<ItemsQueued> retry_failed_items(db::Db& db, const Caller& caller, const O
       const std::int64_t base_tokens = row.remaining_locked;
       if (!row.text || base_tokens <= 0) continue;
       const auto fields = revise_text_fields(row.fields, *row.text);
-      const std::string new_id = random_uuid();
+      const std::string new_id = time_ordered_uuid();
       insert_record(db, tx,
                     {.id = new_id, .type = to_string(ItemType::retry), .attempt_number = item.attempt_number + 1,
                      .text = *row.text, .fields = fields, .price_units = base_tokens, .base = row.base,

@@ -13,25 +13,28 @@ const db::Statement kLockOrder{
     " FROM orders WHERE id = $1 FOR UPDATE"};
 const db::Statement kItemRow{
     "items_row",
-    "SELECT text, original_text_length, free_length, max_billable_length, max_raw_length, capacity_unit,"
-    " quota_tokens, payg_minor, remaining_locked"
-    " FROM order_items WHERE id = $1 AND order_id = $2"};
+    "SELECT t.text, i.original_text_length, i.free_length, i.max_billable_length, i.max_raw_length, i.capacity_unit,"
+    " i.quota_tokens, i.payg_minor, i.remaining_locked"
+    " FROM order_items i LEFT JOIN order_item_texts t ON t.item_id = i.id WHERE i.id = $1 AND i.order_id = $2"};
 const db::Statement kQuota{
     "items_quota",
     "SELECT COALESCE((SELECT a.balance FROM ledger_accounts a WHERE a.kind = 'quota' AND a.owner = 'user:' || $1::text"
     "  AND a.asset_id = $2 FOR UPDATE), 0)"
     " WHERE EXISTS (SELECT 1 FROM subscriptions WHERE user_id = $1::bigint AND cancelled_at IS NULL AND starts_at <= now()"
     "  AND expires_at > now())"};
-// The new record; the parent hands its base lock over (retries) or keeps its own (regenerations).
+// The new record and its text; the parent hands its base lock over (retries) or keeps its own
+// (regenerations).
 const db::Statement kInsertRecord{
     "items_insert_record",
-    "INSERT INTO order_items (id, order_id, item_type, chunk_index, parent_item_id, attempt_number, text,"
-    " original_text_length, current_text_length, free_length, billable_length, max_billable_length, max_raw_length,"
-    " raw_length, capacity_unit, price_units, quota_tokens, payg_minor, surcharge_tokens, surcharge_quota_tokens,"
-    " surcharge_minor, remaining_locked)"
-    " SELECT $1, p.order_id, $2, p.chunk_index, p.id, $3, $4, p.original_text_length, $5, p.free_length, $6,"
-    "  p.max_billable_length, p.max_raw_length, $7, p.capacity_unit, $8, $9, $10, $11, $12, $13, $8"
-    " FROM order_items p WHERE p.id = $14"};
+    "WITH ins AS ("
+    "  INSERT INTO order_items (id, order_id, item_type, chunk_index, parent_item_id, attempt_number,"
+    "   original_text_length, current_text_length, free_length, billable_length, max_billable_length, max_raw_length,"
+    "   raw_length, capacity_unit, price_units, quota_tokens, payg_minor, surcharge_tokens, surcharge_quota_tokens,"
+    "   surcharge_minor, remaining_locked)"
+    "  SELECT $1, p.order_id, $2, p.chunk_index, p.id, $3, p.original_text_length, $5, p.free_length, $6,"
+    "   p.max_billable_length, p.max_raw_length, $7, p.capacity_unit, $8, $9, $10, $11, $12, $13, $8"
+    "  FROM order_items p WHERE p.id = $14 RETURNING id)"
+    " INSERT INTO order_item_texts (item_id, text) SELECT id, $4::text FROM ins"};
 const db::Statement kHandOver{
     "items_hand_over_lock",
     "UPDATE order_items SET remaining_locked = 0, quota_tokens = 0, payg_minor = 0, updated_at = now() WHERE id = $1"};

@@ -14,16 +14,6 @@ namespace {
 
 const db::Statement kClaim{"work_claim", detail::kClaimSql};
 
-// An order's first claim starts it (created|pending -> in_progress); later claims write nothing
-// to the order row. The SELECT sees the row as it was before the CTE's update, which is fine:
-// user, task type and engine request never change.
-const db::Statement kClaimOrder{
-    "work_claim_order",
-    "WITH started AS (UPDATE orders SET status = 'in_progress', updated_at = now()"
-    "  WHERE id = $1::uuid AND status IN ('created', 'pending') RETURNING id)"
-    " SELECT o.user_id, o.task_type, o.engine_request::text, EXISTS (SELECT 1 FROM started)"
-    " FROM orders o WHERE o.id = $1::uuid"};
-
 // No updated_at: a heartbeat is not a change of the chunk.
 const db::Statement kHeartbeat{
     "work_heartbeat",
@@ -59,10 +49,11 @@ const db::Statement kPositionCount{
 // audio of the attempt before it.
 const db::Statement kStitchParts{
     "work_stitch_parts",
-    "SELECT DISTINCT ON (chunk_index) id::text, chunk_index, text, result_path, duration_ms,"
-    "  COALESCE(timings::text, '[]')"
-    " FROM order_items WHERE order_id = $1::uuid AND status = 'completed' AND result_path IS NOT NULL"
-    " ORDER BY chunk_index, created_at DESC, attempt_number DESC, id DESC"};
+    "SELECT DISTINCT ON (i.chunk_index) i.id::text, i.chunk_index, t.text, i.result_path, i.duration_ms,"
+    "  COALESCE(i.timings::text, '[]')"
+    " FROM order_items i LEFT JOIN order_item_texts t ON t.item_id = i.id"
+    " WHERE i.order_id = $1::uuid AND i.status = 'completed' AND i.result_path IS NOT NULL"
+    " ORDER BY i.chunk_index, i.created_at DESC, i.attempt_number DESC, i.id DESC"};
 
 std::int64_t millis(std::chrono::milliseconds d) { return static_cast<std::int64_t>(d.count()); }
 
@@ -85,7 +76,7 @@ WorkQueue::WorkQueue(db::Db& db, QueueOptions options) : db_(db), options_(optio
 
 std::optional<ClaimedChunk> WorkQueue::claim(std::chrono::milliseconds lease) {
   const LeaseToken token = LeaseToken::fresh();
-  return db::transact(db_, [&](db::Tx& tx) -> std::optional<ClaimedChunk> {
+  return db::autocommit(db_, [&](db::Tx& tx) -> std::optional<ClaimedChunk> {
     auto picked = db_.exec(tx, kClaim, token.str(), millis(lease));
     if (picked.empty()) return std::nullopt;
     const auto& row = picked[0];
@@ -95,14 +86,13 @@ std::optional<ClaimedChunk> WorkQueue::claim(std::chrono::milliseconds lease) {
     if (!row[2].is_null()) c.text = row[2].as<std::string>();
     c.chunk_index = row[3].as<int>();
     c.item_type = row[4].as<std::string>();
-    auto order = db_.exec(tx, kClaimOrder, c.order_id.str());
-    c.user_id = UserId{order[0][0].as<std::int64_t>()};
-    c.task_type = parse_task_type(order[0][1].c_str()).value_or(TaskType::tts);  // the column is the enum
-    c.engine_request_json = order[0][2].as<std::string>();
+    c.user_id = UserId{row[5].as<std::int64_t>()};
+    c.task_type = parse_task_type(row[6].c_str()).value_or(TaskType::tts);  // the column is the enum
+    c.engine_request_json = row[7].as<std::string>();
     const std::string& item = c.item_id.str();
     const std::string& order_id = c.order_id.str();
     c.changes.push_back({OrderChange::Subject::item, item, order_id, to_string(ItemStatus::processing)});
-    if (order[0][3].as<bool>()) {  // this claim moved the order to in_progress
+    if (row[8].as<bool>()) {  // this claim moved the order to in_progress
       c.changes.push_back({OrderChange::Subject::order, order_id, order_id, to_string(OrderStatus::in_progress)});
     }
     return c;

@@ -11,17 +11,26 @@
 
 namespace mediagen::orders::detail {
 
-// The claim: the oldest waiting row through the partial index order_items_queue (only pending
-// rows are in it, so the pick stays one index probe however many rows are done); SKIP LOCKED so
-// concurrent workers take different rows instead of queueing behind one. $1 lease token,
-// $2 lease in milliseconds.
+// The claim, in one statement: the oldest waiting row through the partial index order_items_queue
+// (only pending rows are in it, so the pick stays one index probe however many rows are done);
+// SKIP LOCKED so concurrent workers take different rows instead of queueing behind one. The
+// order's first claim starts it (created|pending -> in_progress); later claims write nothing to
+// the order row. The final SELECT sees the order row as it was before the update, which is fine:
+// user, task type and engine request never change. $1 lease token, $2 lease in milliseconds.
 inline constexpr const char* kClaimSql =
     "WITH picked AS ("
-    "  SELECT id FROM order_items WHERE status = 'pending' ORDER BY queued_at, chunk_index LIMIT 1 FOR UPDATE SKIP LOCKED)"
-    " UPDATE order_items i SET status = 'processing', lease_token = $1::uuid,"
-    "  locked_until = now() + $2::bigint * interval '1 millisecond', claims = i.claims + 1, updated_at = now()"
-    " FROM picked WHERE i.id = picked.id"
-    " RETURNING i.id::text, i.order_id::text, i.text, i.chunk_index, i.item_type";
+    "  SELECT id FROM order_items WHERE status = 'pending' ORDER BY queued_at, chunk_index LIMIT 1 FOR UPDATE SKIP LOCKED),"
+    " claimed AS ("
+    "  UPDATE order_items i SET status = 'processing', lease_token = $1::uuid,"
+    "   locked_until = now() + $2::bigint * interval '1 millisecond', claims = i.claims + 1, updated_at = now()"
+    "  FROM picked WHERE i.id = picked.id"
+    "  RETURNING i.id, i.order_id, i.chunk_index, i.item_type),"
+    " started AS ("
+    "  UPDATE orders SET status = 'in_progress', updated_at = now()"
+    "  WHERE id = (SELECT order_id FROM claimed) AND status IN ('created', 'pending') RETURNING id)"
+    " SELECT c.id::text, c.order_id::text, t.text, c.chunk_index, c.item_type, o.user_id, o.task_type,"
+    "  o.engine_request::text, EXISTS (SELECT 1 FROM started)"
+    " FROM claimed c JOIN orders o ON o.id = c.order_id LEFT JOIN order_item_texts t ON t.item_id = c.id";
 
 // Locks the order row (after the item rows: the one lock order of the queue) and reads what
 // money moves and settling need. The token asset rides along to save a round trip.

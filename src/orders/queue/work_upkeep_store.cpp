@@ -20,7 +20,9 @@ const db::Statement kPendingChunks{
 // Items before the order (the queue's lock order). Paths stay on both: the order keeps listing them.
 const db::Statement kForgetItemTexts{
     "work_forget_item_texts",
-    "UPDATE order_items SET text = NULL, updated_at = now() WHERE order_id = $1::uuid AND text IS NOT NULL"};
+    "WITH gone AS (DELETE FROM order_item_texts x USING order_items i"
+    "  WHERE x.item_id = i.id AND i.order_id = $1::uuid RETURNING x.item_id)"
+    " UPDATE order_items SET updated_at = now() WHERE id IN (SELECT item_id FROM gone)"};
 
 const db::Statement kMarkFilesRemoved{
     "work_mark_files_removed",

@@ -65,9 +65,9 @@ const db::Statement kPageStatus{
 // The owner check is part of the query: another account's item is simply not found.
 const db::Statement kItemText{
     "orders_read_item_text",
-    "SELECT i.text, i.current_text_length, i.original_text_length, i.free_length, i.billable_length,"
+    "SELECT t.text, i.current_text_length, i.original_text_length, i.free_length, i.billable_length,"
     " i.max_billable_length, i.max_raw_length, i.capacity_unit, i.raw_length"
-    " FROM order_items i JOIN orders o ON o.id = i.order_id"
+    " FROM order_items i JOIN orders o ON o.id = i.order_id LEFT JOIN order_item_texts t ON t.item_id = i.id"
     " WHERE i.id = $2::uuid AND i.order_id = $1::uuid AND o.user_id = $3"};
 
 template <class Field>

@@ -20,7 +20,9 @@ namespace mediagen::orders {
 
 #define MG_ITEM_COLUMNS                                                                                  \
   "id::text, order_id::text, item_type, chunk_index, paragraph_index, parent_item_id::text,"            \
-  " attempt_number, status, failure_reason, text IS NULL, original_text_length, current_text_length,"   \
+  " attempt_number, status, failure_reason,"                                                             \
+  " NOT EXISTS (SELECT 1 FROM order_item_texts x WHERE x.item_id = order_items.id),"                    \
+  " original_text_length, current_text_length,"                                                        \
   " price_units, consumed_units, remaining_locked, result_path, result_size, duration_ms, "             \
   MG_MICROS("created_at") ", " MG_MICROS("updated_at")
 

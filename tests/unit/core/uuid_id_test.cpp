@@ -1,10 +1,12 @@
 // Ids parsed once where they enter, and task types as values (core/uuid_id.hpp, task_type.hpp).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
 #include <string>
 
 #include "mediagen/core/task_type.hpp"
+#include "mediagen/core/uuid.hpp"
 #include "mediagen/core/uuid_id.hpp"
 
 namespace mediagen {
@@ -35,6 +37,21 @@ TEST(UuidIdTest, FreshIdsAreVersion4AndDistinct) {
     seen.insert(token.str());
   }
   EXPECT_EQ(seen.size(), 100u);
+}
+
+TEST(UuidIdTest, TimeOrderedIdsAreVersion7AndCarryTheirMillisecond) {
+  using namespace std::chrono;
+  const system_clock::time_point at{milliseconds{0x0123456789abLL}};
+  const std::string id = time_ordered_uuid(at);
+  ASSERT_TRUE(OrderId::parse(id)) << id;
+  EXPECT_EQ(id.substr(0, 13), "01234567-89ab");
+  EXPECT_EQ(id[14], '7');
+  EXPECT_NE(std::string("89ab").find(id[19]), std::string::npos) << id;  // the RFC 9562 variant
+  EXPECT_NE(time_ordered_uuid(at), id);                                // 74 random bits after the time
+  // Ids of later milliseconds sort after earlier ones, as text and so as PostgreSQL uuids.
+  EXPECT_LT(id, time_ordered_uuid(at + milliseconds{1}));
+  EXPECT_LT(time_ordered_uuid(at + milliseconds{1}), time_ordered_uuid(at + hours{24 * 365}));
+  EXPECT_EQ(time_ordered_uuid().substr(14, 1), "7");
 }
 
 TEST(TaskTypeTest, NamesRoundTripAndOnlyFourCanBeOrdered) {
