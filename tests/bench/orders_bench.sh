@@ -17,7 +17,7 @@
 #       the claim; beside the raw claim + complete cycle on a minimal jobs table with a partial
 #       index (claim_raw.sql, P10); then the claim with one big order (2,000 chunks) at the head
 #       of the queue, and with the partial index replaced by a plain one (the P7 shape).
-#       Target: first/last third flat, >= 0.50 of the raw cycle, big order no slower.
+#       Target: first/last third flat, >= 0.60 of the raw cycle, WAL <= 2x raw, big order >= 0.85.
 #   G7  server CPU (its process and its speech helpers) per character of whole speech orders (~5,000 English characters,
 #       synthesis, MP3, stitching, storing; two orders at once), with 1 worker and with 2,
 #       against `espeak-ng --stdout | lame -b 64 -q 5` (the engine's MP3 settings) on the same
@@ -370,7 +370,7 @@ sys.stdout.write("\0".join(sys.stdin.read().rstrip("\n").split("\t")) + "\0")')
   for c in 0 1 2 3 4; do
     IFS=$'\t' read -r len tok money < <(q mg_orders -F $'\t' -c "SELECT original_text_length, price_units, payg_minor
       FROM order_items WHERE order_id = '$first_order' AND chunk_index = $c")
-    raw_args+=(-D "p$c=$(q mg_orders -c "SELECT text FROM order_items WHERE order_id = '$first_order' AND chunk_index = $c")")
+    raw_args+=(-D "p$c=$(q mg_orders -c "SELECT t.text FROM order_items i JOIN order_item_texts t ON t.item_id = i.id WHERE i.order_id = '$first_order' AND i.chunk_index = $c")")
     raw_args+=(-D "l$c=$len" -D "t$c=$tok" -D "m$c=$money")
   done
 
@@ -703,9 +703,9 @@ if has_part g3; then
 fi
 if has_part g6; then
   row "G6 claim+complete cycles/s, pgbench -c8" "${R[g6_tps]}" "${R[g6_raw]}" "$(ratio "${R[g6_tps]}" "${R[g6_raw]}")" \
-    "$(check "$(ratio "${R[g6_tps]}" "${R[g6_raw]}")" ">=" 0.50) >= 0.50 (raw: claim_raw.sql, jobs + partial index)"
+    "$(check "$(ratio "${R[g6_tps]}" "${R[g6_raw]}")" ">=" 0.60) >= 0.60 (raw: claim_raw.sql, jobs + partial index)"
   row "   WAL bytes per cycle (incl. page images)" "${R[g6_wal]}" "${R[g6_raw_wal]}" "$(ratio "${R[g6_wal]}" "${R[g6_raw_wal]}")" \
-    "both right after a CHECKPOINT"
+    "$(check "$(ratio "${R[g6_wal]}" "${R[g6_raw_wal]}")" "<=" 2.0) <= 2.0, both right after a CHECKPOINT"
   row "   first third / last third [cycles/s]" "${R[g6_first]}/${R[g6_last]}" "${R[g6_raw_first]}/${R[g6_raw_last]}" \
     "$(ratio "${R[g6_last]}" "${R[g6_first]}")" "$(check "$(ratio "${R[g6_last]}" "${R[g6_first]}")" ">=" 0.70) last/first >= 0.70 (P7 fell to ~0.35)"
   row "   claim EXPLAIN ANALYZE: 5-chunk head [ms/buffers]" "${R[g6_small_ms]}/${R[g6_small_buffers]}" "" "" ""
