@@ -73,8 +73,8 @@ class CompatSpeechFailureTests(OrderFixtures, E2ETestCase):
 
     def marked_positions(self, order_id, word):
         return [int(p) for (p,) in self.h.psql_rows(
-            f"SELECT DISTINCT chunk_index FROM order_items WHERE order_id IN {sql_ids([order_id])}"
-            f" AND text LIKE '%{word}%' ORDER BY 1")]
+            f"SELECT DISTINCT i.chunk_index FROM order_items i JOIN order_item_texts t ON t.item_id = i.id"
+            f" WHERE i.order_id IN {sql_ids([order_id])} AND t.text LIKE '%{word}%' ORDER BY 1")]
 
     def assertNotDelivered(self, key, user, order_id, before, kept_positions):
         """The order ended failed/not_delivered, its escrow empty, and exactly `kept_positions`
