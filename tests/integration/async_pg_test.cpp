@@ -141,15 +141,17 @@ TEST_F(AsyncPgTest, AStalledStatementEndsAtTheDeadlineAndTheNextOneRuns) {
 }
 
 // Deadlines run in the order requests came, so the one waiting for the only connection gets it
-// (a new one, in the place of the one cut) before its own deadline.
+// (a new one, in the place of the one cut) before its own deadline. The second request asks once
+// the sleep has run 600 ms of its 1 s, as PostgreSQL's own clock tells: it is then left 600 ms
+// after the cut to open a connection and run, not whatever time the polling happened to take.
 TEST_F(AsyncPgTest, ARequestWaitingForTheOnlyConnectionGetsTheOneTheDeadlineFreed) {
-  open(1, 300ms);
+  open(1, 1000ms);
   auto stalled = asio::co_spawn(ioc, pg->query(kSleep, std::string("5")), asio::use_future);
-  // The one connection is taken once PostgreSQL runs the sleep; only then does the second ask.
   const std::string sleeping =
       "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'"
-      " AND query LIKE 'SELECT pg_sleep%'";  // this test's database: other shards sleep too
-  for (int i = 0; i < 1000 && query_value(db_url, sleeping) != "1"; ++i) std::this_thread::yield();
+      " AND query LIKE 'SELECT pg_sleep%'"  // this test's database: other shards sleep too
+      " AND clock_timestamp() - query_start >= interval '600 ms'";
+  for (int i = 0; i < 100000 && query_value(db_url, sleeping) != "1"; ++i) std::this_thread::yield();
   ASSERT_EQ(query_value(db_url, sleeping), "1");
   auto waiting = asio::co_spawn(ioc, pg->query(kCount), asio::use_future);
   EXPECT_THROW(stalled.get(), db::Unavailable);
