@@ -3,19 +3,11 @@
 #include <algorithm>
 #include <charconv>
 
+#include "ban_numbers.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
 
 namespace mediagen::cache {
 namespace {
-
-std::int64_t unix_seconds(TimePoint t) {
-  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
-}
-
-bool parse_i64(std::string_view text, std::int64_t& out) {
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc{} && p == text.data() + text.size();
-}
 
 bool in_range(std::int64_t v, std::int64_t lo, std::int64_t hi) { return v >= lo && v <= hi; }
 
@@ -31,7 +23,7 @@ bool plausible_ip(std::string_view ip) {
 }  // namespace
 
 std::string BanLadder::signed_event(std::string_view ip, const Ban& ban) const {
-  return signer_.sign(std::string(ip) + " " + std::to_string(unix_seconds(ban.until)) + " " + std::to_string(ban.step));
+  return signer_.sign(std::string(ip) + " " + std::to_string(detail::unix_seconds(ban.until)) + " " + std::to_string(ban.step));
 }
 
 std::optional<std::pair<std::string, Ban>> BanLadder::read_event(std::string_view payload) const {
@@ -52,8 +44,8 @@ std::optional<std::pair<std::string, Ban>> BanLadder::parse_event(std::string_vi
   if (sp2 == std::string_view::npos) return std::nullopt;
   std::string_view ip = message.substr(0, sp1);
   std::int64_t until = 0, step = 0;
-  if (!plausible_ip(ip) || !parse_i64(message.substr(sp1 + 1, sp2 - sp1 - 1), until) ||
-      !parse_i64(message.substr(sp2 + 1), step) || !in_range(step, 1, kMaxBanStep) ||
+  if (!plausible_ip(ip) || !detail::parse_i64(message.substr(sp1 + 1, sp2 - sp1 - 1), until) ||
+      !detail::parse_i64(message.substr(sp2 + 1), step) || !in_range(step, 1, kMaxBanStep) ||
       !in_range(until, 0, max_ban_unix_seconds())) {
     return std::nullopt;
   }

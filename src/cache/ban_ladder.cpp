@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "ban_numbers.hpp"
 #include "mediagen/cache/redis.hpp"
 
 namespace mediagen::cache {
@@ -50,15 +51,6 @@ end
 return out
 )lua";
 
-std::int64_t unix_seconds(TimePoint t) {
-  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
-}
-
-bool parse_i64(std::string_view text, std::int64_t& out) {
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc{} && p == text.data() + text.size();
-}
-
 }  // namespace
 
 std::optional<Ban> BanList::check(std::string_view ip, TimePoint now) const {
@@ -88,7 +80,7 @@ void BanList::replace_all(std::unordered_map<std::string, Ban> bans) {
 MissOutcome BanLadder::record_miss(Redis& redis, std::string_view ip, TimePoint now) const {
   const std::string ip_s(ip);
   std::vector<std::string> args{std::to_string(options_.threshold), std::to_string(options_.window_seconds),
-                                std::to_string(unix_seconds(now)), std::to_string(options_.step_memory_seconds)};
+                                std::to_string(detail::unix_seconds(now)), std::to_string(options_.step_memory_seconds)};
   for (auto s : options_.ladder_seconds) args.push_back(std::to_string(s));
   auto reply = redis.eval(kMissScript, {options_.prefix + "ban:misses:" + ip_s, options_.prefix + "ban:step:" + ip_s},
                           args);
@@ -110,12 +102,12 @@ std::int64_t BanLadder::misses(Redis& redis, std::string_view ip) const {
   auto reply = redis.command({"GET", options_.prefix + "ban:misses:" + std::string(ip)});
   std::int64_t n = 0;
   if (reply.type == RedisReply::Type::integer) return reply.integer;
-  if (reply.type == RedisReply::Type::string && parse_i64(reply.str, n)) return n;
+  if (reply.type == RedisReply::Type::string && detail::parse_i64(reply.str, n)) return n;
   return 0;  // none counted (the window has run out) or not a count
 }
 
 std::unordered_map<std::string, Ban> BanLadder::load_active(Redis& redis, TimePoint now) const {
-  auto reply = redis.eval(kLoadScript, {options_.prefix + "bans"}, {std::to_string(unix_seconds(now))});
+  auto reply = redis.eval(kLoadScript, {options_.prefix + "bans"}, {std::to_string(detail::unix_seconds(now))});
   std::unordered_map<std::string, Ban> out;
   for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
     auto event = read_event(reply.elements[i + 1].str);

@@ -33,7 +33,7 @@ namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
-using session_io::Clock;
+using SessionClock = session_io::Clock;
 using session_io::Connection;
 using session_io::SessionExchange;
 using session_io::SessionState;
@@ -111,11 +111,11 @@ asio::awaitable<bool> Server::Impl::serve_requests(Connection& conn, const std::
   for (;;) {
     if (stopping) break;
     // Keep-alive wait for the next request's first byte.
-    if (buffer.size() == 0 && co_await conn.read_some(buffer, Clock::now() + seconds(options.idle_timeout_seconds))) break;
+    if (buffer.size() == 0 && co_await conn.read_some(buffer, SessionClock::now() + seconds(options.idle_timeout_seconds))) break;
     state->busy = true;
     busy_count.fetch_add(1, std::memory_order_relaxed);
     // The whole request, header and body, must arrive within the read timeout.
-    const auto deadline = Clock::now() + seconds(options.read_timeout_seconds);
+    const auto deadline = SessionClock::now() + seconds(options.read_timeout_seconds);
     Parser parser;
     parser.header_limit(static_cast<std::uint32_t>(options.header_limit_bytes));
     // The declared size is checked against the route's cap by the pipeline, which also sets the

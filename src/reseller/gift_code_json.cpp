@@ -5,6 +5,7 @@
 #include "mediagen/core/json_text.hpp"
 #include "mediagen/realtime/channel.hpp"
 #include "mediagen/reseller/gift_codes.hpp"
+#include "asset_json.hpp"
 
 namespace mediagen::reseller {
 namespace {
@@ -14,8 +15,6 @@ using ojson = nlohmann::ordered_json;
 ojson time_or_null(const std::optional<TimePoint>& t, const TimeZone& tz) {
   return t ? ojson(tz.format(*t)) : ojson(nullptr);
 }
-
-ojson asset_json(const CurrencyAsset& asset) { return {{"code", asset.code}, {"precision", asset.precision}}; }
 
 // Minor units as a string, and the same in whole units as a number.
 void add_amount(ojson& j, const char* key, std::int64_t minor, int precision) {

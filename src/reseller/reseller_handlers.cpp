@@ -9,6 +9,7 @@
 #include "mediagen/http/router.hpp"
 #include "mediagen/reseller/gift_codes.hpp"
 #include "mediagen/reseller/routes.hpp"
+#include "asset_json.hpp"
 #include "reseller_form.hpp"
 
 namespace mediagen::reseller {
@@ -33,8 +34,6 @@ struct Shared {
 std::optional<GiftCodeId> uuid_of(const http::RequestContext& ctx) {
   return GiftCodeId::parse(ctx.params.get("uuid").value_or(""));
 }
-
-ojson asset_json(const CurrencyAsset& asset) { return {{"code", asset.code}, {"precision", asset.precision}}; }
 
 std::string profile_json(const ResellerProfile& p, const http::RequestContext& ctx) {
   ojson j = ojson::object();

@@ -8,7 +8,7 @@ namespace mediagen::templates {
 namespace {
 
 // Names of the languages the speech voices speak (primary subtags), plus zh.
-constexpr LanguageRow kLanguages[] = {
+constexpr LanguageRow kDemoLanguages[] = {
     {"af", "Afrikaans", "Африкаанс"},
     {"am", "Amharic", "Амхарский"},
     {"an", "Aragonese", "Арагонский"},
@@ -193,6 +193,6 @@ std::string default_settings_schema_json() {
   return to_json_text(schema);
 }
 
-std::span<const LanguageRow> demo_languages() { return kLanguages; }
+std::span<const LanguageRow> demo_languages() { return kDemoLanguages; }
 
 }  // namespace mediagen::templates

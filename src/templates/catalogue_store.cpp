@@ -75,7 +75,7 @@ std::vector<SettingSpec> parse_schema(const nlohmann::json& schema) {
   return out;
 }
 
-ServiceCatalogue from_row(const pqxx::row& r) {
+ServiceCatalogue catalogue_from_row(const pqxx::row& r) {
   ServiceCatalogue c;
   c.service.id = r[0].as<std::int64_t>();
   c.service.key = r[1].as<std::string>();
@@ -114,12 +114,12 @@ ServiceCatalogue from_row(const pqxx::row& r) {
 std::optional<ServiceCatalogue> load_service(db::Db& db, db::Tx& tx, std::string_view key) {
   auto rows = db.exec(tx, kServiceByKey, std::string(key));
   if (rows.empty()) return std::nullopt;
-  return from_row(rows[0]);
+  return catalogue_from_row(rows[0]);
 }
 
 std::vector<ServiceCatalogue> load_services(db::Db& db, db::Tx& tx, bool voice_services_only) {
   std::vector<ServiceCatalogue> out;
-  for (const auto& row : db.exec(tx, kServices, voice_services_only)) out.push_back(from_row(row));
+  for (const auto& row : db.exec(tx, kServices, voice_services_only)) out.push_back(catalogue_from_row(row));
   return out;
 }
 

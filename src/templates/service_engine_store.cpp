@@ -8,7 +8,7 @@
 namespace mediagen::templates {
 namespace {
 
-ServiceEngine from_row(const pqxx::row& r) {
+ServiceEngine engine_from_row(const pqxx::row& r) {
   ServiceEngine e;
   e.service = r[0].as<std::string>();
   e.service_kind = parse_service_kind(r[1].as<std::string>()).value_or(ServiceKind::tts);
@@ -52,7 +52,7 @@ std::optional<ServiceEngine> load_service_engine(db::Db& db, std::string_view se
                                std::string(service));
     db.count();
     if (rows.empty()) return std::nullopt;
-    return from_row(rows[0]);
+    return engine_from_row(rows[0]);
   });
 }
 
@@ -61,7 +61,7 @@ std::vector<ServiceEngine> upstream_services(db::Db& db) {
     std::vector<ServiceEngine> out;
     for (const auto& r : tx.exec("SELECT key, kind, engine, COALESCE(upstream::text, '') FROM services"
                                  " WHERE engine IN ('openai', 'elevenlabs') ORDER BY position, id")) {
-      out.push_back(from_row(r));
+      out.push_back(engine_from_row(r));
     }
     db.count();
     return out;

@@ -102,7 +102,7 @@ const std::vector<std::string_view> kProviderB{"en-us", "en-gb", "de", "fr-fr", 
                                                "ru", "pl", "nl", "sv", "tr", "uk", "ja", "ko", "hi"};
 const std::vector<std::string_view> kProviderC{"en-us", "en-gb", "de", "fr-fr", "es", "it",
                                                "pt-br", "ru", "pl", "uk", "ja"};
-const std::vector<std::string_view> kProviderD{"en-us", "ru", "uk", "be", "bg", "kk", "sr", "de", "fr-fr", "es"};
+const std::vector<std::string_view> kProviderDLanguages{"en-us", "ru", "uk", "be", "bg", "kk", "sr", "de", "fr-fr", "es"};
 
 class Builder {
  public:
@@ -186,7 +186,7 @@ std::vector<VoiceSeed> build_catalogue(std::vector<SourceVoice> voices, std::vec
       for (const auto* v : chosen) b.add("provider_c", uuid_from(seed_of("provider_c", voice, *v)), voice, *v, false);
       ++c_index;
     }
-    if (in(kProviderD, voice.language)) {
+    if (in(kProviderDLanguages, voice.language)) {
       auto chosen = pick(pools.female, 3 * d_index, 3);
       for (auto* v : pick(pools.male, 3 * d_index, 3)) chosen.push_back(v);
       for (const auto* v : chosen) b.add("provider_d", hex32_from(seed_of("provider_d", voice, *v)), voice, *v, false);

@@ -14,10 +14,6 @@
 namespace mediagen::workers::detail {
 namespace {
 
-ChunkFailure technical(std::string reason, std::string detail) {
-  return {orders::FailureKind::technical, std::move(reason), std::move(detail)};
-}
-
 ChunkFailure from_engine(const engines::EngineFailure& f) {
   if (f.kind == engines::FailureKind::policy) return {orders::FailureKind::policy, "content_policy", f.detail};
   return technical(f.reason.empty() ? "engine_error" : f.reason, f.detail);

@@ -35,6 +35,10 @@ struct ChunkFailure {
   std::string detail;  // for the log
 };
 
+inline ChunkFailure technical(std::string reason, std::string detail) {
+  return {orders::FailureKind::technical, std::move(reason), std::move(detail)};
+}
+
 // The pool is stopping and the chunk was given back before its engine ran: nothing to settle.
 struct Abandoned {};
 

@@ -14,10 +14,6 @@
 namespace mediagen::workers::detail {
 namespace {
 
-ChunkFailure technical(std::string reason, std::string detail) {
-  return {orders::FailureKind::technical, std::move(reason), std::move(detail)};
-}
-
 std::string result_key(const orders::ClaimedChunk& chunk) {
   return orders::order_storage_prefix(chunk.order_id) + "items/" + chunk.item_id.str() + "." + chunk.lease_token.str() + ".json";
 }

@@ -79,11 +79,6 @@ std::string printable(const std::string& s) {
   return json(s).dump(-1, ' ', true, json::error_handler_t::replace);
 }
 
-std::string header(const Response& r, std::string_view name) {
-  auto it = r.find(name);
-  return it == r.end() ? std::string() : std::string(it->value());
-}
-
 class RealtimeAuthTest : public MigratedTest {
  protected:
   void SetUp() override {

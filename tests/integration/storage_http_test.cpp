@@ -49,11 +49,6 @@ const std::string kOrderA = "orders/0f8fad5b-d9cb-469f-a165-70867728950e";
 const std::string kOrderB = "orders/7c9e6679-7425-40de-944b-e07fc1f90ae7";
 
 
-std::string header(const Response& r, std::string_view name) {
-  auto it = r.find(name);
-  return it == r.end() ? std::string() : std::string(it->value());
-}
-
 // The system clock moved by whole seconds on request, so expiry needs no sleeping.
 class SteerableClock final : public Clock {
  public:

@@ -26,18 +26,13 @@ using json = nlohmann::json;
 using Request = bhttp::request<bhttp::string_body>;
 using Response = bhttp::response<bhttp::string_body>;
 
-const std::string kPublicUrl = "https://media.example";
+const std::string kS3PublicUrl = "https://media.example";
 const std::string kPath = "orders/0f8fad5b-d9cb-469f-a165-70867728950e/result.mp3";
 
 std::string pattern_bytes(std::size_t n) {
   std::string s(n, '\0');
   for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 131 + 5 + (i >> 10)) & 0xFF);
   return s;
-}
-
-std::string header(const Response& r, std::string_view name) {
-  auto it = r.find(name);
-  return it == r.end() ? std::string() : std::string(it->value());
 }
 
 class S3HttpTest : public MigratedTest {
@@ -61,7 +56,7 @@ class S3HttpTest : public MigratedTest {
     storage::StorageOptions options{.store = *store,
                                     .signer = storage::LinkSigner("test-secret"),
                                     .clock = clock,
-                                    .public_url = kPublicUrl,
+                                    .public_url = kS3PublicUrl,
                                     .authorize_path = [](db::Db&, UserId, std::string_view) -> Result<void> { return {}; }};
     if (redirect) {
       options.redirect = [s3 = store.get()](std::string_view key, bool download, std::int64_t seconds, std::int64_t now) {
@@ -87,7 +82,7 @@ class S3HttpTest : public MigratedTest {
     const Response r = TestClient(server->port()).send(std::move(req));
     EXPECT_EQ(r.result_int(), 200) << r.body();
     const std::string url = json::parse(r.body(), nullptr, false)["data"]["url"].get<std::string>();
-    return url.substr(kPublicUrl.size());
+    return url.substr(kS3PublicUrl.size());
   }
 
   Response get(const std::string& target, std::optional<std::string> range = std::nullopt) {

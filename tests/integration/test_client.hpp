@@ -2,6 +2,8 @@
 // One kept-alive HTTP/1.1 connection to an in-process test server, synchronous.
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -10,6 +12,12 @@ namespace mediagen::test {
 
 using Request = boost::beast::http::request<boost::beast::http::string_body>;
 using Response = boost::beast::http::response<boost::beast::http::string_body>;
+
+// A header of an answer, or "" when it has none.
+inline std::string header(const Response& r, std::string_view name) {
+  auto it = r.find(name);
+  return it == r.end() ? std::string() : std::string(it->value());
+}
 
 class TestClient {
  public:

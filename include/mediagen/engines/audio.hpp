@@ -125,6 +125,11 @@ struct lame_global_struct;  // LAME's encoder (lame.h), kept out of this header
 
 namespace mediagen::engines {
 
+// A count of samples at `sample_rate` as milliseconds, rounded to the nearest.
+inline std::int64_t samples_to_ms(std::int64_t samples, int sample_rate) {
+  return (samples * 1000 + sample_rate / 2) / sample_rate;
+}
+
 struct Mp3Options {
   int bitrate_kbps = 64;  // CBR; the engine's choice is explained in espeak_engine.hpp
   int quality = 5;        // LAME's -q: 0 best/slowest .. 9 worst/fastest

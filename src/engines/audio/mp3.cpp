@@ -28,10 +28,6 @@ std::mutex& lame_setup_mutex() {
   return mutex;
 }
 
-std::int64_t samples_to_ms(std::int64_t samples, int sample_rate) {
-  return (samples * 1000 + sample_rate / 2) / sample_rate;
-}
-
 }  // namespace
 
 void Mp3Encoder::Closer::operator()(lame_global_struct* gfp) const { lame_close(gfp); }

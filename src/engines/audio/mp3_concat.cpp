@@ -78,10 +78,6 @@ bool carries_tag(std::string_view frame, const FrameHeader& h) {
 
 std::string position(std::size_t offset) { return " at byte " + std::to_string(offset); }
 
-std::int64_t samples_to_ms(std::int64_t samples, int sample_rate) {
-  return (samples * 1000 + sample_rate / 2) / sample_rate;
-}
-
 }  // namespace
 
 boost::system::result<std::size_t, EngineFailure> Mp3Joiner::take(std::string_view bytes) {

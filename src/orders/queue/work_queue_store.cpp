@@ -55,7 +55,6 @@ const db::Statement kStitchParts{
     " WHERE i.order_id = $1::uuid AND i.status = 'completed' AND i.result_path IS NOT NULL"
     " ORDER BY i.chunk_index, i.created_at DESC, i.attempt_number DESC, i.id DESC"};
 
-std::int64_t millis(std::chrono::milliseconds d) { return static_cast<std::int64_t>(d.count()); }
 
 // Orders that lost their last claimed chunk go back to pending. Workers are woken after the
 // commit by the caller (WorkerPool), not here.
@@ -77,7 +76,7 @@ WorkQueue::WorkQueue(db::Db& db, QueueOptions options) : db_(db), options_(optio
 std::optional<ClaimedChunk> WorkQueue::claim(std::chrono::milliseconds lease) {
   const LeaseToken token = LeaseToken::fresh();
   return db::autocommit(db_, [&](db::Tx& tx) -> std::optional<ClaimedChunk> {
-    auto picked = db_.exec(tx, kClaim, token.str(), millis(lease));
+    auto picked = db_.exec(tx, kClaim, token.str(), detail::millis(lease));
     if (picked.empty()) return std::nullopt;
     const auto& row = picked[0];
     ClaimedChunk c{.item_id = ItemId::of_row(row[0].as<std::string>()),
@@ -101,7 +100,7 @@ std::optional<ClaimedChunk> WorkQueue::claim(std::chrono::milliseconds lease) {
 
 bool WorkQueue::heartbeat(const ItemId& item_id, const LeaseToken& token, std::chrono::milliseconds lease) {
   return db::transact(db_, [&](db::Tx& tx) {
-    return db_.exec(tx, kHeartbeat, item_id.str(), token.str(), millis(lease)).affected_rows() == 1;
+    return db_.exec(tx, kHeartbeat, item_id.str(), token.str(), detail::millis(lease)).affected_rows() == 1;
   });
 }
 

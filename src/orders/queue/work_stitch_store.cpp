@@ -62,7 +62,6 @@ const db::Statement kStitchGaveUp{
     "UPDATE orders SET status = $2, failure_reason = $3, stitch_token = NULL, stitch_until = NULL,"
     "  terminal_at = COALESCE(terminal_at, now()), updated_at = now() WHERE id = $1::uuid"};
 
-std::int64_t millis(std::chrono::milliseconds d) { return static_cast<std::int64_t>(d.count()); }
 
 struct StitchHold {
   OrderAccounts accounts;
@@ -107,7 +106,7 @@ StitchFailed WorkQueue::fail_stitch(const StitchJob& job, std::vector<OrderChang
     const auto hold = lock_stitch(db_, tx, job, false);
     if (!hold) return StitchFailed::lost;
     if (hold->attempts < kMaxStitchAttempts) {
-      db_.exec(tx, kStitchRetryLater, job.order_id.str(), millis(options_.stitch_retry_delay));
+      db_.exec(tx, kStitchRetryLater, job.order_id.str(), detail::millis(options_.stitch_retry_delay));
       return StitchFailed::retry;
     }
     give_up(db_, tx, job, *hold, &made);
@@ -121,7 +120,7 @@ std::vector<StitchJob> WorkQueue::expired_stitches(int batch, std::vector<OrderC
   auto [jobs, exhausted] = db::transact(db_, [&](db::Tx& tx) {
     db_.exec(tx, kDropDeadStitches);
     std::pair<std::vector<StitchJob>, std::vector<StitchJob>> out;
-    for (const auto& row : db_.exec(tx, kTakeExpiredStitches, millis(options_.stitch_lease), batch, kMaxStitchAttempts)) {
+    for (const auto& row : db_.exec(tx, kTakeExpiredStitches, detail::millis(options_.stitch_lease), batch, kMaxStitchAttempts)) {
       out.first.push_back({OrderId::of_row(row[0].as<std::string>()), LeaseToken::of_row(row[1].as<std::string>())});
     }
     for (const auto& row : db_.exec(tx, kExhaustedStitches, kMaxStitchAttempts, batch)) {

@@ -17,6 +17,9 @@ namespace mediagen::orders::detail {
 // order's first claim starts it (created|pending -> in_progress); later claims write nothing to
 // the order row. The final SELECT sees the order row as it was before the update, which is fine:
 // user, task type and engine request never change. $1 lease token, $2 lease in milliseconds.
+// A duration as the bigint the SQL multiplies by interval '1 millisecond'.
+inline std::int64_t millis(std::chrono::milliseconds d) { return static_cast<std::int64_t>(d.count()); }
+
 inline constexpr const char* kClaimSql =
     "WITH picked AS ("
     "  SELECT id FROM order_items WHERE status = 'pending' ORDER BY queued_at, chunk_index LIMIT 1 FOR UPDATE SKIP LOCKED),"

@@ -14,19 +14,19 @@ namespace {
 
 using namespace testing;
 
-constexpr int kRate = 44100;
+constexpr int kMeasureRate = 44100;
 
 Mono encoded(const std::vector<std::int16_t>& pcm) {
-  auto mp3 = encode_mp3(pcm, kRate, {.bitrate_kbps = 128});
+  auto mp3 = encode_mp3(pcm, kMeasureRate, {.bitrate_kbps = 128});
   EXPECT_TRUE(mp3);
   return to_mono(decode_mp3(mp3->bytes));
 }
 
 // Notes of `hz` lasting `note_s` each, separated by as much silence.
 std::vector<std::int16_t> beeps(double hz, double note_s, double seconds) {
-  std::vector<std::int16_t> pcm(static_cast<std::size_t>(kRate * seconds));
+  std::vector<std::int16_t> pcm(static_cast<std::size_t>(kMeasureRate * seconds));
   for (std::size_t i = 0; i < pcm.size(); ++i) {
-    const double t = static_cast<double>(i) / kRate;
+    const double t = static_cast<double>(i) / kMeasureRate;
     const bool on = std::fmod(t, 2 * note_s) < note_s;
     pcm[i] = on ? static_cast<std::int16_t>(9000 * std::sin(2 * std::numbers::pi * hz * t)) : 0;
   }
@@ -36,7 +36,7 @@ std::vector<std::int16_t> beeps(double hz, double note_s, double seconds) {
 std::vector<std::int16_t> noise(double seconds) {
   std::mt19937 rng(7);
   std::normal_distribution<double> n(0, 4000);
-  std::vector<std::int16_t> pcm(static_cast<std::size_t>(kRate * seconds));
+  std::vector<std::int16_t> pcm(static_cast<std::size_t>(kMeasureRate * seconds));
   for (auto& s : pcm) s = static_cast<std::int16_t>(std::clamp(n(rng), -32000.0, 32000.0));
   return pcm;
 }

@@ -106,7 +106,6 @@ TEST(VoiceFeatures, FortyVoicesFindThemselvesFromAnotherText) {
   EXPECT_GE(top5, 38);   // 95 %
 }
 
-std::string wav(const SpeechPcm& pcm) { return testing::wav_file(pcm.samples, pcm.sample_rate); }
 
 // An uploaded sample goes through audio intake (decoded, resampled to 16 kHz) before it is
 // described, while the catalogue's descriptions come from the engine's own 22,050 Hz PCM: the
@@ -129,7 +128,7 @@ TEST(VoiceFeatures, AnUploadAt16kHzFindsTheVoiceDescribedAt22kHz) {
     auto pcm = engine.synthesize_pcm({.text = "Nobody knows how long the rainbow will last this evening.",
                                       .espeak_voice = "en-us", .variant = variants[i]});
     ASSERT_TRUE(pcm);
-    auto upload = read_audio(wav(*pcm));
+    auto upload = read_audio(testing::wav_file(*pcm));
     ASSERT_TRUE(upload) << variants[i];
     ASSERT_EQ(upload->sample_rate, 16000);
     const auto query = voice_features(std::span<const float>(upload->samples), upload->sample_rate);

@@ -95,7 +95,6 @@ TEST(VoiceProfile, TheEngineSpeaksWithTheProfilesSettings) {
   EXPECT_GT((*fast)[27], (*slow)[27]) << "rate 320 is faster than rate 110";
 }
 
-std::string wav(const SpeechPcm& pcm) { return testing::wav_file(pcm.samples, pcm.sample_rate); }
 
 // Issue 16, Done 3: for 10 catalogue voices X (every second of 20 candidates), a sample spoken by X (uploaded as a WAV, so
 // decoded and resampled by audio intake) gives a profile that speaks a third text closer to X
@@ -129,7 +128,7 @@ TEST(VoiceProfile, TenClonesSpeakCloserToTheirVoiceThanTheDefault) {
     const std::string& x = variants[i * 2];
     auto pcm = engine.synthesize_pcm({.text = sample_text, .espeak_voice = "en-us", .variant = x});
     ASSERT_TRUE(pcm);
-    auto audio = read_audio(wav(*pcm));
+    auto audio = read_audio(testing::wav_file(*pcm));
     ASSERT_TRUE(audio) << x;
     auto sample = voice_features(audio->samples, audio->sample_rate);
     ASSERT_TRUE(sample) << x;

@@ -4,6 +4,8 @@
 #include <span>
 #include <string>
 
+#include "mediagen/engines/speech.hpp"
+
 namespace mediagen::engines::testing {
 
 inline std::string wav_file(std::span<const std::int16_t> samples, int sample_rate) {
@@ -22,5 +24,7 @@ inline std::string wav_file(std::span<const std::int16_t> samples, int sample_ra
   out.append(reinterpret_cast<const char*>(samples.data()), data);
   return out;
 }
+
+inline std::string wav_file(const SpeechPcm& pcm) { return wav_file(pcm.samples, pcm.sample_rate); }
 
 }  // namespace mediagen::engines::testing

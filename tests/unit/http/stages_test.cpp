@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "integration/stepped_clock.hpp"
+#include "unit/http/run_sync.hpp"
 #include "mediagen/http/envelope.hpp"
 
 namespace mediagen::http {
@@ -80,14 +81,6 @@ class FakeExchange final : public Exchange {
     if (!content_type.empty()) request_.headers_.emplace_back("Content-Type", std::move(content_type));
   }
 };
-
-template <class T>
-T run_sync(boost::asio::awaitable<T> work) {
-  boost::asio::io_context ioc;
-  auto done = boost::asio::co_spawn(ioc, std::move(work), boost::asio::use_future);
-  ioc.run();
-  return done.get();
-}
 
 Route json_route(std::size_t body_limit = 1024) {
   Route r;
@@ -418,7 +411,7 @@ class ReadBody : public ::testing::Test {
   Result<void> read(std::string body, std::string content_type = "application/json") {
     ex.set_body(std::move(body), std::move(content_type));
     ctx.route = &route;
-    return run_sync(stages::read_body(ctx, ex, target, uploads));
+    return testing::run_sync(stages::read_body(ctx, ex, target, uploads));
   }
 
   static std::string field_error(const Result<void>& r) {

@@ -13,6 +13,7 @@
 #include "integration/stepped_clock.hpp"
 #include "mediagen/http/envelope.hpp"
 #include "mediagen/http/uploads.hpp"
+#include "unit/http/run_sync.hpp"
 
 namespace mediagen::http {
 namespace {
@@ -223,15 +224,7 @@ class PacedExchange final : public Exchange {
   }
 };
 
-template <class T>
-T run_sync(boost::asio::awaitable<T> work) {
-  boost::asio::io_context ioc;
-  auto done = boost::asio::co_spawn(ioc, std::move(work), boost::asio::use_future);
-  ioc.run();
-  return done.get();
-}
-
-nlohmann::json body_of(const ApiError& e) { return nlohmann::json::parse(error_body(e, Locale::en, TimeZone::utc())); }
+nlohmann::json error_json(const ApiError& e) { return nlohmann::json::parse(error_body(e, Locale::en, TimeZone::utc())); }
 
 class PacedUpload : public ::testing::Test {
  protected:
@@ -248,7 +241,7 @@ class PacedUpload : public ::testing::Test {
     ctx.route = &route;
   }
 
-  Result<void> read() { return run_sync(stages::read_body(ctx, ex, target, uploads)); }
+  Result<void> read() { return testing::run_sync(stages::read_body(ctx, ex, target, uploads)); }
 
   test::SteppedClock clock{kStart};
   Uploads uploads{UploadOptions{.budget_bytes = 1 << 20, .per_key = 2, .pace = small_rule()}, clock};
@@ -278,7 +271,7 @@ TEST_F(PacedUpload, ATrickleIsCutWith408AndTheConnectionClosed) {
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().status, 408);
   EXPECT_TRUE(r.error().close_connection);
-  const auto b = body_of(r.error());
+  const auto b = error_json(r.error());
   EXPECT_EQ(b["success"], false);
   EXPECT_EQ(b["message"], "The upload arrived too slowly and was stopped; send it again on a faster connection.");
   EXPECT_EQ(clock.now() - kStart, std::chrono::seconds(6));
@@ -302,7 +295,7 @@ TEST_F(PacedUpload, AThirdUploadOfOneKeyIs429BeforeItsBodyIsRead) {
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(ex.reads, 0);
   EXPECT_EQ(r.error().status, 429);
-  const auto b = body_of(r.error());
+  const auto b = error_json(r.error());
   EXPECT_EQ(b["reason"], "rate_limit_exceeded");
   EXPECT_EQ(b["retry_after"], 5);
   EXPECT_EQ(b["uploads_per_key"], 2);

@@ -90,8 +90,12 @@ TEST(WireHead, LeavesOutLinesThatCouldSplitTheResponse) {
   EXPECT_NE(head.find("X-Before: 1\r\nX-After: 2\r\n"), std::string::npos) << head;
   // No bare CR or LF anywhere: every line break is a CRLF, and the head ends once.
   for (std::size_t i = 0; i < head.size(); ++i) {
-    if (head[i] == '\r') EXPECT_EQ(head[i + 1], '\n') << i;
-    if (head[i] == '\n') EXPECT_EQ(head[i - 1], '\r') << i;
+    if (head[i] == '\r') {
+      EXPECT_EQ(head[i + 1], '\n') << i;
+    }
+    if (head[i] == '\n') {
+      EXPECT_EQ(head[i - 1], '\r') << i;
+    }
   }
   EXPECT_EQ(head.find("\r\n\r\n"), head.size() - 4);
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mediagen/orders/text.hpp"
+#include "unit/orders/chunk_texts.hpp"
 
 namespace mediagen::orders {
 namespace {
@@ -14,12 +15,6 @@ ChunkerOptions with_lead(std::size_t capacity, std::size_t lead,
                          CapacityUnit unit = CapacityUnit::chars,
                          GenerationMode mode = GenerationMode::ordinary) {
   return ChunkerOptions{.capacity = capacity, .unit = unit, .mode = mode, .lead_capacity = lead};
-}
-
-std::vector<std::string> texts_of(const ChunkPlan& plan) {
-  std::vector<std::string> out;
-  for (const ChunkText& c : plan.chunks) out.push_back(c.text);
-  return out;
 }
 
 std::string sentences(int n) {

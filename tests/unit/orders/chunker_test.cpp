@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "unit/orders/chunk_texts.hpp"
+
 namespace mediagen::orders {
 namespace {
 
@@ -20,12 +22,6 @@ ChunkerOptions chars(std::size_t capacity, GenerationMode mode = GenerationMode:
 
 ChunkerOptions bytes(std::size_t capacity, GenerationMode mode = GenerationMode::ordinary) {
   return ChunkerOptions{capacity, CapacityUnit::utf8_bytes, mode};
-}
-
-std::vector<std::string> texts_of(const ChunkPlan& plan) {
-  std::vector<std::string> out;
-  for (const ChunkText& c : plan.chunks) out.push_back(c.text);
-  return out;
 }
 
 std::string repeat(std::string_view s, std::size_t n) {
