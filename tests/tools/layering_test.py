@@ -18,7 +18,7 @@ ROOT = os.environ.get("MEDIAGEN_ROOT") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
 FLOORS = {"mediagen_core", "mediagen_db", "mediagen_cache", "mediagen_access", "mediagen_http", "mediagen_boost_impl"}
 IGNORED = {"include", "mediagen_embed_migrations", "mediagen_embed_docs", "target_compile_definitions",
-           "mediagen_warnings", "add_dependencies", "target_include_directories"}
+           "mediagen_warnings", "add_dependencies", "target_include_directories", "set_target_properties"}
 KNOWN = IGNORED | {"set", "list", "file", "add_library", "add_executable", "target_link_libraries",
                    "if", "endif", "foreach", "endforeach", "function", "endfunction"}
 # The reading of mediagen_library calls below holds only for this body of the function.
@@ -35,6 +35,7 @@ LIBRARY_FUNCTION = """function(mediagen_library name)
   add_library(${name} STATIC ${sources})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(${name} PUBLIC ${L_PUBLIC} PRIVATE ${L_PRIVATE})
+  set_target_properties(${name} PROPERTIES UNITY_BUILD ${MEDIAGEN_UNITY} UNITY_BUILD_BATCH_SIZE 8)
   mediagen_warnings(${name})
 endfunction()
 """
