@@ -4,9 +4,12 @@
 
 namespace mediagen::orders {
 
+// A product of two 64-bit values cannot overflow it. (__extension__: GCC's own type, named once.)
+__extension__ using Wide = __int128;
+
 std::int64_t money_for_tokens(std::int64_t tokens, std::int64_t price_per_1k_minor) noexcept {
   if (tokens <= 0 || price_per_1k_minor <= 0) return 0;
-  const __int128 product = static_cast<__int128>(tokens) * price_per_1k_minor;
+  const Wide product = static_cast<Wide>(tokens) * price_per_1k_minor;
   return static_cast<std::int64_t>((product + 999) / 1000);
 }
 
