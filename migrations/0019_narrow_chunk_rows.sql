@@ -105,5 +105,14 @@ CREATE INDEX order_items_queue ON order_items (queued_at, chunk_index) WHERE sta
 CREATE INDEX order_items_leases ON order_items (locked_until) WHERE status = 'processing';
 CREATE UNIQUE INDEX order_items_one_live ON order_items (order_id, chunk_index)
   WHERE status IN ('pending', 'processing');
-ANALYZE order_items;
-ANALYZE order_item_texts;
+-- Statistics for the rebuilt rows, where there are rows. An empty table is left unanalysed: its
+-- statistics would say "empty" for good, and a plan that a connection caches while the tables are
+-- still small (a foreign key's check included) then scans the whole table for as long as it is
+-- kept; unanalysed, the planner assumes a table of some pages and takes the index.
+DO $$
+BEGIN
+  IF EXISTS (SELECT FROM order_items) THEN
+    ANALYZE order_items;
+    ANALYZE order_item_texts;
+  END IF;
+END $$;

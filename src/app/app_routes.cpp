@@ -113,7 +113,8 @@ void App::register_routes(const AppOptions& options) {
        .on_changed = [this](std::vector<orders::OrderChange> changes) { order_events_.changed(std::move(changes)); },
        .uploads = store_.get(),
        .clock = &clock_,
-       .quotes = &quotes_});
+       .quotes = &quotes_,
+       .services = &services_});
   compat::register_routes(router_, blocking_,
                           {.store = store_.get(),
                            .waiters = &speech_waiters_,

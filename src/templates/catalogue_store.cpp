@@ -4,6 +4,7 @@
 
 #include "mediagen/db/pg.hpp"
 #include "mediagen/templates/catalogue.hpp"
+#include "mediagen/templates/service_cache.hpp"
 
 namespace mediagen::templates {
 namespace {
@@ -21,8 +22,10 @@ namespace {
   "   WHERE v.service_id = s.id AND v.is_active AND v.language ~ '^[a-z]{2}$') x), '[]')::text,"              \
   " s.engine, COALESCE(s.upstream::text, '')"
 
+// With the catalogue version (service_cache.hpp) in the same snapshot as the service.
 const db::Statement kServiceByKey{"catalogue_service_by_key",
-                                  "SELECT " MG_SERVICE_COLUMNS " FROM services s WHERE s.key = $1"};
+                                  "SELECT " MG_SERVICE_COLUMNS ", (SELECT counter FROM service_catalogue_version)"
+                                  " FROM services s WHERE s.key = $1"};
 const db::Statement kServices{"catalogue_services",
                               "SELECT " MG_SERVICE_COLUMNS " FROM services s"
                               " WHERE s.is_active AND (NOT $1 OR s.kind = 'tts') ORDER BY s.position, s.id"};
@@ -106,15 +109,21 @@ ServiceCatalogue catalogue_from_row(const pqxx::row& r) {
   c.voice_languages = strings(nlohmann::json::parse(r[8].as<std::string>()));
   c.service.engine = r[9].as<std::string>();
   if (is_upstream_engine(c.service.engine)) c.service.upstream = upstream_from_json(r[10].as<std::string>());
+  if (r.size() > 11) c.version = r[11].as<std::int64_t>();
   return c;
 }
 
 }  // namespace
 
-std::optional<ServiceCatalogue> load_service(db::Db& db, db::Tx& tx, std::string_view key) {
+std::optional<ServiceCatalogue> load_service(db::Db& db, db::Tx& tx, std::string_view key, ServiceCacheView kept) {
+  if (kept.cache) {
+    if (auto hit = kept.cache->find(key, kept.version)) return *hit;
+  }
   auto rows = db.exec(tx, kServiceByKey, std::string(key));
   if (rows.empty()) return std::nullopt;
-  return catalogue_from_row(rows[0]);
+  auto service = catalogue_from_row(rows[0]);
+  if (kept.cache) kept.cache->keep(service);
+  return service;
 }
 
 std::vector<ServiceCatalogue> load_services(db::Db& db, db::Tx& tx, bool voice_services_only) {

@@ -12,8 +12,9 @@ namespace {
 class SqlCatalogue final : public CatalogueView {
  public:
   // `owner`: whose ready voice clones count as voices too.
-  SqlCatalogue(db::Db& db, db::Tx& tx, std::optional<UserId> owner) : db_(db), tx_(tx), owner_(owner) {}
-  std::optional<ServiceCatalogue> service(std::string_view key) override { return load_service(db_, tx_, key); }
+  SqlCatalogue(db::Db& db, db::Tx& tx, std::optional<UserId> owner, ServiceCacheView kept = {})
+      : db_(db), tx_(tx), owner_(owner), kept_(kept) {}
+  std::optional<ServiceCatalogue> service(std::string_view key) override { return load_service(db_, tx_, key, kept_); }
   std::optional<CatalogueVoice> voice(const ServiceCatalogue& service, std::string_view voice_id) override {
     return find_voice(db_, tx_, service.service.id, voice_id, owner_);
   }
@@ -22,6 +23,7 @@ class SqlCatalogue final : public CatalogueView {
   db::Db& db_;
   db::Tx& tx_;
   std::optional<UserId> owner_;
+  ServiceCacheView kept_;
 };
 
 ApiError access_denied() { return ApiError::refused(Reason::template_access_denied); }
@@ -76,12 +78,13 @@ Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, st
 }
 
 Result<SpeechSetup> validate_stored_in(db::Db& db, db::Tx& tx, std::string_view service_key,
-                                       std::string_view config_json, std::optional<UserId> owner) {
+                                       std::string_view config_json, std::optional<UserId> owner,
+                                       ServiceCacheView kept) {
   nlohmann::json doc = nlohmann::json::object();
   doc["service_key"] = std::string(service_key);
   auto config = nlohmann::json::parse(config_json, nullptr, false);
   doc["config"] = config.is_discarded() ? nlohmann::json(nullptr) : std::move(config);
-  SqlCatalogue catalogue(db, tx, owner);
+  SqlCatalogue catalogue(db, tx, owner, kept);
   auto checked = validate_template(doc, catalogue, NameRule::ignored);
   if (!checked) {
     ApiError e = ApiError::refused(Reason::template_model_outdated);

@@ -47,6 +47,7 @@
 #include "mediagen/realtime/channel_signer.hpp"
 #include "mediagen/realtime/hub.hpp"
 #include "mediagen/storage/open_store.hpp"
+#include "mediagen/templates/service_cache.hpp"
 #include "mediagen/voices/clone_job.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "mediagen/workers/worker_pool.hpp"
@@ -123,6 +124,7 @@ class App {
   compat::OrderWaiters speech_waiters_;
   // GET /user's profiles; before the pools whose commits drop its entries.
   account::ProfileCache profiles_;
+  templates::ServiceCache services_;  // the services orders from templates are checked against
   // Users whose profile changed, to announce to the other instances (announce_profiles), and
   // whether an announcer is on its way; under profile_notices_mutex_.
   std::mutex profile_notices_mutex_;

@@ -130,7 +130,8 @@ bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_
 // concurrency slots and the key's token limits (429), quota then balance (402), maintenance (503),
 // then `shape` (a 422 found while reading the request), then - in the explicit-confirmation mode -
 // the top-up quote (402 payg_topup_required, 409 quote_mismatch), and only then the inserts. Any refusal rolls everything
-// back. `operation` names what the Idempotency-Key (claimed in `kept`, when there is one) and a
+// back. (When none of the refusals after the balance's can apply, the inserts run before the
+// money statement, so that the wallet's lock is held the shortest; the answers are the same.) `operation` names what the Idempotency-Key (claimed in `kept`, when there is one) and a
 // top-up quote belong to.
 //
 // `from_template`: the order is made from that template, resolved inside this transaction so
@@ -231,6 +232,7 @@ struct CreateContext {
   bool confirm_mode = false;                // spec 7.1's fallback: a top-up needs a confirmed quote
   std::string currency;                     // the default asset's code
   std::optional<TimePoint> blocked_until;   // the user's policy cooldown, when one was ever given
+  std::int64_t catalogue_version = 0;       // the service catalogue's (templates::ServiceCache)
 };
 CreateContext read_create_context(db::Db& db, db::Tx& tx, UserId user, const std::string& service);
 

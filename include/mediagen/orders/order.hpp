@@ -326,6 +326,10 @@ Result<void> authorize_download(db::Db& db, UserId user, std::string_view path);
 #include "mediagen/core/idempotency_key.hpp"
 #include "mediagen/core/time_zone.hpp"
 
+namespace mediagen::templates {
+class ServiceCache;
+}
+
 // Who asks for an order operation.
 namespace mediagen::orders {
 
@@ -343,6 +347,8 @@ struct Caller {
   const Clock* clock = nullptr;  // what decides the policy cooldown and quotes; null: the system clock
   // Signs the top-up quotes of the explicit-confirmation mode (spec 7.1); needed only with it on.
   const QuoteSigner* quotes = nullptr;
+  // The services an order from a template is checked against, as kept in memory (null: read).
+  templates::ServiceCache* services = nullptr;
 
   TimePoint now() const { return clock ? clock->now() : std::chrono::system_clock::now(); }
 };

@@ -11,6 +11,10 @@
 
 #include "mediagen/http/routes_fwd.hpp"
 
+namespace mediagen::templates {
+class ServiceCache;
+}
+
 namespace mediagen::orders {
 
 class QuoteSigner;
@@ -37,6 +41,9 @@ struct OrderWriteOptions {
   const Clock* clock = nullptr;
   // Signs top-up quotes when the explicit-confirmation mode is on (spec 7.1). Not owned.
   const QuoteSigner* quotes = nullptr;
+  // The services kept in memory (templates/service_cache.hpp) for orders made from templates.
+  // Not owned; null: read every time.
+  templates::ServiceCache* services = nullptr;
 };
 
 // POST /orders, POST /orders/{order}/cancel, POST /orders/{order}/retry, and the item actions

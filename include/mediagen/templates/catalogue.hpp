@@ -105,6 +105,8 @@ struct ServiceCatalogue {
   std::vector<Model> models;          // active and inactive, in display order
   std::vector<Mode> modes;            // active and inactive
   std::vector<std::string> voice_languages;  // ISO 639-1 codes its active voices speak, sorted
+  // The catalogue version it was read at (service_cache.hpp); 0 from a read that does not say.
+  std::int64_t version = 0;
 
   const Model* model(std::string_view model_id) const;  // any, active or not
   bool has_active_mode(std::string_view mode) const;
@@ -133,7 +135,14 @@ struct CatalogueVoice {
 VoiceSettings effective_voice_settings(const Model& model, const VoiceSettings& requested, bool advanced);
 
 // Reads (one statement each; the caller's transaction or a plain read).
-std::optional<ServiceCatalogue> load_service(db::Db& db, db::Tx& tx, std::string_view key);
+// With `kept`, a service kept at the transaction's catalogue version comes from memory, and a
+// service read from PostgreSQL is kept (service_cache.hpp).
+class ServiceCache;
+struct ServiceCacheView {
+  ServiceCache* cache = nullptr;  // none: always read
+  std::int64_t version = 0;       // the version the caller's transaction read
+};
+std::optional<ServiceCatalogue> load_service(db::Db& db, db::Tx& tx, std::string_view key, ServiceCacheView kept = {});
 std::vector<ServiceCatalogue> load_services(db::Db& db, db::Tx& tx, bool voice_services_only);
 // An active voice of `service_id`'s catalogue by its provider-format id; failing that, when
 // `owner` is given, the owner's ready voice clone of the service with that voice_id (a clone

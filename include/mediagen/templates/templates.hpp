@@ -75,9 +75,11 @@ Result<TemplateSetup> load_template_setup(db::Db& db, UserId user, const Templat
 Result<SpeechSetup> validate_stored(db::Db& db, const Template& stored);
 Result<SpeechSetup> validate_stored(db::Db& db, std::string_view service_key, std::string_view config_json,
                                     std::optional<UserId> owner);
-// The same inside the caller's transaction.
+// The same inside the caller's transaction; with `kept`, the service may come from memory
+// (load_service).
 Result<SpeechSetup> validate_stored_in(db::Db& db, db::Tx& tx, std::string_view service_key,
-                                       std::string_view config_json, std::optional<UserId> owner);
+                                       std::string_view config_json, std::optional<UserId> owner,
+                                       ServiceCacheView kept = {});
 
 // The routes' operations. Bodies are the parsed JSON request; refusals are 422 with `errors`
 // (field paths such as "config.tts_settings.voice_id"), 404 and 403 as for load_template.

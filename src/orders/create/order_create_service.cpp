@@ -133,9 +133,10 @@ namespace {
 
 // The context, and for an order made from a template its resolution (FromTemplate) into
 // `resolved` and `shape`.
-Result<CreateContext> read_context(db::Db& db, db::Tx& tx, UserId user, const FromTemplate* from,
+Result<CreateContext> read_context(db::Db& db, db::Tx& tx, const Caller& caller, const FromTemplate* from,
                                    const NewOrder& order, std::optional<NewOrder>& resolved,
                                    std::optional<ApiError>& shape) {
+  const UserId user = caller.principal.user_id;
   if (!from) return read_create_context(db, tx, user, order.service_key);
   std::optional<TemplateRow> row;
   CreateContext ctx = read_template_context(db, tx, user, from->id, row);
@@ -144,7 +145,8 @@ Result<CreateContext> read_context(db::Db& db, db::Tx& tx, UserId user, const Fr
   NewOrder& made = resolved.emplace(order);
   made.template_id = from->id;
   made.service_key = row->service_key;
-  auto setup = templates::validate_stored_in(db, tx, row->service_key, row->config_json, user);
+  auto setup = templates::validate_stored_in(db, tx, row->service_key, row->config_json, user,
+                                             {.cache = caller.services, .version = ctx.catalogue_version});
   if (setup) {
     use_speech_setup(made, *setup);
     if (from->plan_text) made.plan = plan_chunks(made.input_text, made.chunker);
@@ -180,6 +182,16 @@ Result<OrderWritten> write_order(db::Db& db, db::Tx& tx, const Caller& caller, c
 
   const std::string order_id = order.order_id.value_or(time_ordered_uuid());
   const OrderAccounts accounts{user, order_id, ctx.money, ctx.tokens};
+  // When only the balance can still refuse, the order and its chunks go in before the money
+  // moves: the wallet's row lock, which serialises one user's orders, is then held over the
+  // money statement and the commit only, not over the transaction's widest insert too. A 402
+  // still wins: it rolls the insert back with everything else.
+  const bool refusal_may_follow = ctx.maintenance || shape || (ctx.confirm_mode && price.minor > 0);
+  std::optional<OrderInserted> inserted;
+  const auto insert = [&] {
+    inserted = insert_order_and_chunks(db, tx, {order_id, user, principal.key_id, order, ctx.money, price, chunk_tokens});
+  };
+  if (!refusal_may_follow) insert();
   try {
     lock_order(db, tx, accounts, {.quota_tokens = price.from_quota, .minor = price.minor});
   } catch (const billing::InsufficientBalance&) {
@@ -191,10 +203,9 @@ Result<OrderWritten> write_order(db::Db& db, db::Tx& tx, const Caller& caller, c
   if (shape) return *shape;
   if (auto refusal = topup_refusal(db, tx, caller, order, operation, ctx, price, order_id)) return *refusal;
 
-  const OrderInserted inserted = insert_order_and_chunks(
-      db, tx, {order_id, user, principal.key_id, order, ctx.money, price, chunk_tokens});
-  xid.value = inserted.xid;
-  const TimePoint created_at = inserted.created_at;
+  if (!inserted) insert();
+  xid.value = inserted->xid;
+  const TimePoint created_at = inserted->created_at;
 
   OrderWritten written{.work_queued = true, .slots = slots};
   Order& o = written.order;
@@ -231,7 +242,7 @@ Result<OrderWritten> insert_order(db::Db& db, const Caller& caller, const NewOrd
     // Per attempt: a transaction that runs again resolves its template again.
     std::optional<NewOrder> resolved;
     std::optional<ApiError> attempt_shape = shape;
-    auto ctx = read_context(db, tx, caller.principal.user_id, from_template, order, resolved, attempt_shape);
+    auto ctx = read_context(db, tx, caller, from_template, order, resolved, attempt_shape);
     if (!ctx) return ctx.error();
     return write_order(db, tx, caller, resolved ? *resolved : order, *ctx, attempt_shape, key_tokens, kept,
                        operation, xid);

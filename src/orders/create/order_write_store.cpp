@@ -19,7 +19,8 @@ namespace {
   " COALESCE((SELECT payg_enabled FROM services WHERE key = " SERVICE "), true),"                           \
   " COALESCE((SELECT enabled FROM service_switches WHERE name = 'payg_confirm'), false),"                   \
   " (SELECT code FROM currency_assets WHERE is_default AND deleted_at IS NULL),"                            \
-  " (SELECT (extract(epoch from blocked_until) * 1000000)::bigint FROM policy_cooldowns WHERE user_id = $1)"
+  " (SELECT (extract(epoch from blocked_until) * 1000000)::bigint FROM policy_cooldowns WHERE user_id = $1),"      \
+  " (SELECT counter FROM service_catalogue_version)"
 #define MG_CONTEXT_FROM(SERVICE)                                                                            \
   " FROM (SELECT 1) one"                                                                                    \
   " LEFT JOIN LATERAL (SELECT id, plan_id, starts_at FROM subscriptions WHERE user_id = $1 AND cancelled_at IS NULL" \
@@ -135,7 +136,8 @@ CreateContext context_from(const pqxx::row& r) {
                        .payg_enabled = r[8].as<bool>(),
                        .confirm_mode = r[9].as<bool>(),
                        .currency = r[10].is_null() ? std::string() : r[10].as<std::string>(),
-                       .blocked_until = r[11].is_null() ? std::nullopt : std::optional(db::time_from_micros(r[11]))};
+                       .blocked_until = r[11].is_null() ? std::nullopt : std::optional(db::time_from_micros(r[11])),
+                       .catalogue_version = r[12].as<std::int64_t>()};
 }
 
 }  // namespace
@@ -149,11 +151,11 @@ CreateContext read_template_context(db::Db& db, db::Tx& tx, UserId user, const T
   const auto rows = db.exec(tx, kTemplateContext, user.value, template_id.str());
   const auto& r = rows[0];
   row.reset();
-  if (!r[12].is_null()) {
-    row = TemplateRow{.owner = UserId{r[12].as<std::int64_t>()},
-                      .service_key = r[13].as<std::string>(),
-                      .config_json = r[14].as<std::string>(),
-                      .deleted = r[15].as<bool>()};
+  if (!r[13].is_null()) {
+    row = TemplateRow{.owner = UserId{r[13].as<std::int64_t>()},
+                      .service_key = r[14].as<std::string>(),
+                      .config_json = r[15].as<std::string>(),
+                      .deleted = r[16].as<bool>()};
   }
   return context_from(r);
 }

@@ -90,7 +90,8 @@ template <class Done, class Op>
 asio::awaitable<Result<http::Reply>> run(Shared& s, http::RequestContext& ctx, const Answering<Done>& how,
                                          std::optional<IdempotencyKey> key, Op op) {
   auto job = [&s, &ctx, &how, key = std::move(key), op = std::move(op)](db::Resources& r) -> Result<http::Reply> {
-    const Caller caller{*ctx.principal, ctx.tz, s.options.content_blocked, s.options.clock, s.options.quotes};
+    const Caller caller{*ctx.principal, ctx.tz, s.options.content_blocked, s.options.clock, s.options.quotes,
+                        s.options.services};
     std::optional<AnswerKeeper<Done>> kept;
     if (key) {
       kept.emplace(caller.principal.user_id, *key, [&how, tz = ctx.tz](const Done& done) {
