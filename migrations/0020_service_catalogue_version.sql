@@ -1,6 +1,6 @@
 -- A counter that moves with every change to what a service's catalogue entry is read from
--- (services, their models and modes, and the languages of their voices). An instance keeps each
--- service as it last read it, with this counter; the order's context statement reads the counter,
+-- (services, their models, modes and voices). An instance keeps each service and voice as it
+-- last read them, with this counter; the order's context statement reads the counter,
 -- so an order uses a kept service only while nothing it was read from has changed since, and
 -- reads it again otherwise. Statement triggers, not row triggers: a voice import of thousands of
 -- rows moves the counter once, and a statement that changes nothing only costs a read.
@@ -23,8 +23,6 @@ CREATE TRIGGER service_models_catalogue_version AFTER INSERT OR UPDATE OR DELETE
   FOR EACH STATEMENT EXECUTE FUNCTION service_catalogue_bump();
 CREATE TRIGGER service_modes_catalogue_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON service_modes
   FOR EACH STATEMENT EXECUTE FUNCTION service_catalogue_bump();
--- Of a voice, only what the service's language list is made of.
-CREATE TRIGGER voices_catalogue_version AFTER INSERT OR DELETE OR TRUNCATE ON voices
-  FOR EACH STATEMENT EXECUTE FUNCTION service_catalogue_bump();
-CREATE TRIGGER voices_catalogue_version_upd AFTER UPDATE OF service_id, language, is_active ON voices
+-- Voices too: the service's language list is made of them, and its voices are kept with it.
+CREATE TRIGGER voices_catalogue_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON voices
   FOR EACH STATEMENT EXECUTE FUNCTION service_catalogue_bump();

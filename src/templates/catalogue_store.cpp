@@ -31,8 +31,8 @@ const db::Statement kServices{"catalogue_services",
                               " WHERE s.is_active AND (NOT $1 OR s.kind = 'tts') ORDER BY s.position, s.id"};
 const db::Statement kVoice{"catalogue_voice",
                            "SELECT id::text, voice_id, name, language, espeak_voice, espeak_variant, '',"
-                           " COALESCE(upstream_voice_id, voice_id) FROM voices"
-                           " WHERE service_id = $1 AND voice_id = $2 AND is_active"};
+                           " COALESCE(upstream_voice_id, voice_id), (SELECT counter FROM service_catalogue_version)"
+                           " FROM voices WHERE service_id = $1 AND voice_id = $2 AND is_active"};
 // The profile's base voice stands in for the catalogue voice; clones have no language column
 // (the base voice's language is spoken unless the template names one).
 const db::Statement kCloneVoice{
@@ -132,16 +132,31 @@ std::vector<ServiceCatalogue> load_services(db::Db& db, db::Tx& tx, bool voice_s
   return out;
 }
 
+namespace {
+
+CatalogueVoice voice_from_row(const pqxx::row& r) {
+  return {r[0].as<std::string>(), r[1].as<std::string>(), r[2].as<std::string>(), r[3].as<std::string>(),
+          r[4].as<std::string>(), r[5].as<std::string>(), r[7].as<std::string>(), r[6].as<std::string>()};
+}
+
+}  // namespace
+
 std::optional<CatalogueVoice> find_voice(db::Db& db, db::Tx& tx, std::int64_t service_id,
-                                         std::string_view voice_id, std::optional<UserId> owner) {
+                                         std::string_view voice_id, std::optional<UserId> owner,
+                                         ServiceCacheView kept) {
+  if (kept.cache) {
+    if (auto hit = kept.cache->find_voice(service_id, voice_id, kept.version)) return *hit;
+  }
   auto rows = db.exec(tx, kVoice, service_id, std::string(voice_id));
-  if (rows.empty() && owner) rows = db.exec(tx, kCloneVoice, service_id, std::string(voice_id), owner->value);
+  if (!rows.empty()) {
+    CatalogueVoice voice = voice_from_row(rows[0]);
+    if (kept.cache) kept.cache->keep_voice(service_id, voice, rows[0][8].as<std::int64_t>());
+    return voice;
+  }
+  if (!owner) return std::nullopt;
+  rows = db.exec(tx, kCloneVoice, service_id, std::string(voice_id), owner->value);
   if (rows.empty()) return std::nullopt;
-  const auto& r = rows[0];
-  CatalogueVoice v{r[0].as<std::string>(), r[1].as<std::string>(), r[2].as<std::string>(),
-                   r[3].as<std::string>(), r[4].as<std::string>(), r[5].as<std::string>(), r[7].as<std::string>(),
-                   r[6].as<std::string>()};
-  return v;
+  return voice_from_row(rows[0]);
 }
 
 std::vector<LanguageName> language_names(db::Db& db, db::Tx& tx, Locale locale) {

@@ -1,4 +1,4 @@
-// The kept services (service_cache.hpp).
+// The kept services and voices (service_cache.hpp).
 #include "mediagen/templates/service_cache.hpp"
 
 namespace mediagen::templates {
@@ -23,9 +23,35 @@ void ServiceCache::keep(const ServiceCatalogue& service) {
   entries_.emplace(service.service.key, std::move(kept));
 }
 
+std::shared_ptr<const CatalogueVoice> ServiceCache::find_voice(std::int64_t service_id, std::string_view voice_id,
+                                                               std::int64_t version) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = voices_.find(VoiceKey{service_id, std::string(voice_id)});
+  if (it == voices_.end() || it->second.version != version) return nullptr;
+  return it->second.voice;
+}
+
+void ServiceCache::keep_voice(std::int64_t service_id, const CatalogueVoice& voice, std::int64_t version) {
+  KeptVoice kept{version, std::make_shared<const CatalogueVoice>(voice)};
+  const std::lock_guard lock(mutex_);
+  VoiceKey key{service_id, voice.voice_id};
+  const auto it = voices_.find(key);
+  if (it != voices_.end()) {
+    if (it->second.version <= version) it->second = std::move(kept);
+    return;
+  }
+  if (voices_.size() >= voice_capacity_) voices_.clear();
+  voices_.emplace(std::move(key), std::move(kept));
+}
+
 std::size_t ServiceCache::size() const {
   const std::lock_guard lock(mutex_);
   return entries_.size();
+}
+
+std::size_t ServiceCache::voices() const {
+  const std::lock_guard lock(mutex_);
+  return voices_.size();
 }
 
 }  // namespace mediagen::templates

@@ -16,7 +16,7 @@ class SqlCatalogue final : public CatalogueView {
       : db_(db), tx_(tx), owner_(owner), kept_(kept) {}
   std::optional<ServiceCatalogue> service(std::string_view key) override { return load_service(db_, tx_, key, kept_); }
   std::optional<CatalogueVoice> voice(const ServiceCatalogue& service, std::string_view voice_id) override {
-    return find_voice(db_, tx_, service.service.id, voice_id, owner_);
+    return find_voice(db_, tx_, service.service.id, voice_id, owner_, kept_);
   }
 
  private:

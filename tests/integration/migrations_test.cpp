@@ -120,6 +120,19 @@ TEST_F(MigrationsTest, RollsBackAFailingMigrationAndReleasesTheLock) {
   EXPECT_TRUE(db::migrate(db, fixed).applied.empty());
 }
 
+// A fresh install leaves the chunk tables unanalysed: statistics that say "empty" would make
+// plans cached while the tables are small (a foreign key's check included) scan them whole later.
+TEST_F(MigrationsTest, AFreshInstallLeavesTheEmptyChunkTablesUnanalysed) {
+  db::Db db(db_url, &counters);
+  db::migrate(db, db::embedded_migrations());
+  for (const char* table : {"order_items", "order_item_texts", "orders"}) {
+    EXPECT_EQ(query_value(db_url, std::string("SELECT reltuples FROM pg_class WHERE oid = 'public.") + table +
+                                      "'::regclass"),
+              "-1")
+        << table;
+  }
+}
+
 // 0019 rebuilds order_items with its text in order_item_texts: every row, value and rule survives.
 TEST_F(MigrationsTest, NarrowChunkRowsKeepEveryRowValueAndRule) {
   std::vector<db::Migration> before;
@@ -159,7 +172,13 @@ TEST_F(MigrationsTest, NarrowChunkRowsKeepEveryRowValueAndRule) {
   const std::string texts = query_value(db_url, "SELECT string_agg(id || ':' || text, ',' ORDER BY id) FROM order_items"
                                                 " WHERE text IS NOT NULL");
 
-  EXPECT_EQ(db::migrate(db, db::embedded_migrations()).applied, std::vector<int>{19});
+  std::vector<db::Migration> through_19 = before;
+  for (const auto& m : db::embedded_migrations()) {
+    if (m.version == 19) through_19.push_back(m);
+  }
+  EXPECT_EQ(db::migrate(db, through_19).applied, std::vector<int>{19});
+  // With rows to count, the rebuilt tables are analysed.
+  EXPECT_NE(query_value(db_url, "SELECT reltuples FROM pg_class WHERE oid = 'public.order_items'::regclass"), "-1");
   EXPECT_EQ(query_value(db_url, rows_sql), rows);
   EXPECT_EQ(query_value(db_url, "SELECT string_agg(item_id || ':' || text, ',' ORDER BY item_id) FROM order_item_texts"),
             texts);

@@ -146,9 +146,11 @@ std::optional<ServiceCatalogue> load_service(db::Db& db, db::Tx& tx, std::string
 std::vector<ServiceCatalogue> load_services(db::Db& db, db::Tx& tx, bool voice_services_only);
 // An active voice of `service_id`'s catalogue by its provider-format id; failing that, when
 // `owner` is given, the owner's ready voice clone of the service with that voice_id (a clone
-// that is pending, failed, archived or another account's is no voice here).
+// that is pending, failed, archived or another account's is no voice here). With `kept`, a
+// catalogue voice may come from memory, and one read is kept (clones never are).
 std::optional<CatalogueVoice> find_voice(db::Db& db, db::Tx& tx, std::int64_t service_id,
-                                         std::string_view voice_id, std::optional<UserId> owner = std::nullopt);
+                                         std::string_view voice_id, std::optional<UserId> owner = std::nullopt,
+                                         ServiceCacheView kept = {});
 
 struct LanguageName {
   std::string code;
