@@ -79,16 +79,20 @@ workers::WorkerPoolOptions App::worker_options_with_hooks() {
   };
   // The pool woke its own workers; the message is for the other instances (Redis is reached from
   // the blocking pool, whose threads hold the connections).
-  options.on_requeued = [this] { blocking_.submit([this](db::Resources& r) { work_queued(r.redis); }); };
+  options.on_requeued = [this] { work_queued(); };
   options.side_jobs.push_back([this](db::Db& db) { return clone_job_.run_once(db); });
   return options;
 }
 
-void App::work_queued(cache::Redis& redis) {
+void App::work_queued() {
   workers_.wake();
+  work_announces_.request();
+}
+
+void App::announce_work(cache::Redis& redis) {
   // After a failed announce the next ones rest a while: with Redis stalled each would hold a
-  // pool thread (and the request it serves) for its timeouts, and other instances find the work
-  // on their workers' next timed wake-up anyway.
+  // pool thread for its timeouts, and other instances find the work on their workers' next timed
+  // wake-up anyway.
   const auto now = clock_.now().time_since_epoch().count();
   if (now < announce_resting_until_.load(std::memory_order_relaxed)) return;
   // One announce at a time: it wakes every other instance, and more at once would only be more
@@ -114,7 +118,14 @@ void App::profiles_changed(const std::vector<std::int64_t>& users) {
     // Bounded: past it the others rely on the TTL too.
     if (profile_notices_.size() + users.size() > kMaxProfileNotices) return;
     profile_notices_.insert(users.begin(), users.end());
-    if (profile_announcer_) return;  // the one on its way takes these too
+  }
+  profile_announces_.request();
+}
+
+void App::start_profile_announcer() {
+  {
+    std::lock_guard lock(profile_notices_mutex_);
+    if (profile_announcer_ || profile_notices_.empty()) return;  // the one on its way takes these too
     profile_announcer_ = true;
   }
   blocking_.submit([this](db::Resources& r) { announce_profiles(r.redis); });
@@ -122,6 +133,11 @@ void App::profiles_changed(const std::vector<std::int64_t>& users) {
 
 // One announcer at a time, on a pool thread (they hold the Redis connections): it takes what
 // has gathered until nothing is left, so a burst of commits costs one job.
+namespace {
+constexpr std::string_view kPublishEach =
+    "for _, message in ipairs(ARGV) do redis.call('PUBLISH', KEYS[1], message) end return #ARGV";
+}  // namespace
+
 void App::announce_profiles(cache::Redis& redis) {
   const auto channel = invalidation_channel(config_.redis_prefix);
   for (;;) {
@@ -136,9 +152,11 @@ void App::announce_profiles(cache::Redis& redis) {
       profile_notices_.clear();
     }
     try {
-      for (const auto user : batch) {
-        redis.command({"PUBLISH", channel, invalidations_.sign(format_invalidation(ProfileOf{UserId{user}}))});
-      }
+      // One round trip for the batch: a script publishes each signed message in turn.
+      std::vector<std::string> messages;
+      messages.reserve(batch.size());
+      for (const auto user : batch) messages.push_back(invalidations_.sign(format_invalidation(ProfileOf{UserId{user}})));
+      redis.eval(kPublishEach, {channel}, messages);
     } catch (const std::exception& e) {
       log::warn("could not announce changed profiles", {{"error", e.what()}});
       std::lock_guard lock(profile_notices_mutex_);

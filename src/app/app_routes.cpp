@@ -91,7 +91,7 @@ void App::register_routes(const AppOptions& options) {
   voices::register_clone_routes(router_, blocking_,
                                 {.store = *store_,
                                  .publish = [this](realtime::Event e) { hub_.publish(std::move(e)); },
-                                 .on_queued = [this](cache::Redis& redis) { work_queued(redis); }});
+                                 .on_queued = [this](cache::Redis&) { work_queued(); }});
   orders::register_preview_routes(
       router_, blocking_,
       {.redis_prefix = config_.redis_prefix, .on_ready = [this](UserId user, std::string_view preview_id) {
@@ -109,7 +109,7 @@ void App::register_routes(const AppOptions& options) {
            [rules = content_rules(config_)](std::string_view text) {
              return workers::check_content(text, rules) == workers::ContentVerdict::policy_flagged;
            },
-       .on_queued = [this](cache::Redis& redis) { work_queued(redis); },
+       .on_queued = [this](cache::Redis&) { work_queued(); },
        .on_changed = [this](std::vector<orders::OrderChange> changes) { order_events_.changed(std::move(changes)); },
        .uploads = store_.get(),
        .clock = &clock_,
@@ -118,7 +118,7 @@ void App::register_routes(const AppOptions& options) {
   compat::register_routes(router_, blocking_,
                           {.store = store_.get(),
                            .waiters = &speech_waiters_,
-                           .on_queued = [this](cache::Redis& redis) { work_queued(redis); },
+                           .on_queued = [this](cache::Redis&) { work_queued(); },
                            .content_blocked =
                                [rules = content_rules(config_)](std::string_view text) {
                                  return workers::check_content(text, rules) == workers::ContentVerdict::policy_flagged;

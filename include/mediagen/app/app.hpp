@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "mediagen/account/profile_cache.hpp"
+#include "mediagen/app/throttle.hpp"
 #include "mediagen/auth/key_cache.hpp"
 #include "mediagen/auth/unknown_key_budget.hpp"
 #include "mediagen/cache/ban_ladder.hpp"
@@ -103,12 +104,15 @@ class App {
   realtime::HubHooks hub_hooks();
   db::BlockingPoolOptions blocking_options_with_hooks();
   workers::WorkerPoolOptions worker_options_with_hooks();
-  void work_queued(cache::Redis& redis);
+  // Wakes this instance's workers, and the others' through Redis (throttled: work_announces_).
+  void work_queued();
+  void announce_work(cache::Redis& redis);
   void on_fanout(std::string_view channel, std::string_view payload);
   void on_key_invalidation(std::string_view payload);
   void on_fanout_connected();
   // After a commit changed profiles: dropped here at once, announced to the others (app_hooks.cpp).
   void profiles_changed(const std::vector<std::int64_t>& users);
+  void start_profile_announcer();
   void announce_profiles(cache::Redis& redis);
   // The routes and the metrics' gauges (app_routes.cpp).
   void register_routes(const AppOptions& options);
@@ -135,6 +139,11 @@ class App {
   boost::asio::io_context ioc_;
   db::BlockingPool blocking_;
   db::AsyncPg reads_;  // the GET routes' reads, from the I/O threads
+  // Announcements to the other instances, at most one PUBLISH each per kAnnouncePeriod: a burst
+  // of orders wakes the other instances' workers once, not once per order.
+  static constexpr std::chrono::milliseconds kAnnouncePeriod{10};
+  Throttle work_announces_;
+  Throttle profile_announces_;
   cache::BanList bans_;
   cache::BanLadder ladder_;
   cache::LocalRateWindows local_rates_;
