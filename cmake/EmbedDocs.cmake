@@ -105,5 +105,7 @@ ${table}      {\"\", {}},
 }  // namespace mediagen::docs
 ")
   configure_file(${out_file}.tmp ${out_file} COPYONLY)
-  set_source_files_properties(${out_file} PROPERTIES OBJECT_DEPENDS "${depends}")
+  # Compiled alone: a unity batch would not carry OBJECT_DEPENDS, and a changed description
+  # would then not rebuild it.
+  set_source_files_properties(${out_file} PROPERTIES OBJECT_DEPENDS "${depends}" SKIP_UNITY_BUILD_INCLUSION ON)
 endfunction()
