@@ -129,10 +129,11 @@ bool use_prompt_service(db::Db& db, const GenerativeParams& params, bool prompt_
 // In one transaction, in the spec's order: Idempotency-Key claim, the policy cooldown,
 // concurrency slots and the key's token limits (429), quota then balance (402), maintenance (503),
 // then `shape` (a 422 found while reading the request), then - in the explicit-confirmation mode -
-// the top-up quote (402 payg_topup_required, 409 quote_mismatch), and only then the inserts. Any refusal rolls everything
-// back. (When none of the refusals after the balance's can apply, the inserts run before the
-// money statement, so that the wallet's lock is held the shortest; the answers are the same.) `operation` names what the Idempotency-Key (claimed in `kept`, when there is one) and a
-// top-up quote belong to.
+// the top-up quote (402 payg_topup_required, 409 quote_mismatch), and only then the inserts. Any
+// refusal rolls everything back. (When none of the refusals after the balance's can apply, the
+// inserts run before the money statement, so that the wallet's lock is held the shortest; the
+// answers are the same.) `operation` names what the Idempotency-Key (claimed in `kept`, when
+// there is one) and a top-up quote belong to.
 //
 // `from_template`: the order is made from that template, resolved inside this transaction so
 // that the order is one commit: the template is read with the context (404 or 403 before any

@@ -186,7 +186,7 @@ Result<OrderWritten> write_order(db::Db& db, db::Tx& tx, const Caller& caller, c
   // moves: the wallet's row lock, which serialises one user's orders, is then held over the
   // money statement and the commit only, not over the transaction's widest insert too. A 402
   // still wins: it rolls the insert back with everything else.
-  const bool refusal_may_follow = ctx.maintenance || shape || (ctx.confirm_mode && price.minor > 0);
+  const bool refusal_may_follow = ctx.maintenance || shape || topup_checked(ctx, price);
   std::optional<OrderInserted> inserted;
   const auto insert = [&] {
     inserted = insert_order_and_chunks(db, tx, {order_id, user, principal.key_id, order, ctx.money, price, chunk_tokens});

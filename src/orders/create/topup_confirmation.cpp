@@ -33,7 +33,7 @@ std::string quote_fingerprint(std::string_view scope, const NewOrder& order) {
 std::optional<ApiError> topup_refusal(db::Db& db, db::Tx& tx, const Caller& caller, const NewOrder& order,
                                       std::string_view scope, const CreateContext& ctx, const OrderPrice& price,
                                       std::string_view order_id) {
-  if (!ctx.confirm_mode || price.minor <= 0) return std::nullopt;
+  if (!topup_checked(ctx, price)) return std::nullopt;
   if (!caller.quotes) return ApiError::internal_error("confirm mode without a quote signer");
   const std::string fingerprint = quote_fingerprint(scope, order);
   const QuoteTerms terms{.user = caller.principal.user_id, .amount_minor = price.minor, .fingerprint = fingerprint};

@@ -18,6 +18,12 @@ namespace mediagen::orders {
 // quote is good only for a request with the same fingerprint.
 std::string quote_fingerprint(std::string_view scope, const NewOrder& order);
 
+// Whether topup_refusal has anything to judge: the explicit-confirmation mode is on and the order
+// takes money from the balance.
+inline bool topup_checked(const CreateContext& ctx, const OrderPrice& price) {
+  return ctx.confirm_mode && price.minor > 0;
+}
+
 // Nothing when the order may go on: normal mode, nothing taken from the balance, or a confirmed
 // quote of exactly `price.minor` for this user and request, still fresh and never spent before
 // (it is spent on `order_id` here). Otherwise, before anything is written:
