@@ -25,6 +25,9 @@ namespace websocket = boost::beast::websocket;
 
 namespace {
 
+// Frames per system call: 2 buffers each, well within IOV_MAX (1024).
+constexpr std::size_t kMaxFramesPerWrite = 128;
+
 std::string_view query_param(std::string_view query, std::string_view name) {
   while (!query.empty()) {
     auto amp = query.find('&');
@@ -66,7 +69,7 @@ void PusherSession::fail(const std::exception_ptr& error) noexcept {
     }
     // Only the close is said now: what was queued may be what failed. A write in flight keeps
     // its frame until it completes.
-    queue_.resize(writing_ && !queue_.empty() ? 1 : 0);
+    queue_.resize(writing_ ? in_flight_ : 0);
     close_after_ = std::make_pair(static_cast<int>(websocket::close_code::internal_error),
                                   std::string("Internal server error"));
     if (!writing_) do_write();
@@ -250,16 +253,27 @@ void PusherSession::do_write() {
     }
     return;
   }
+  // Beast has begun a closing handshake (the client's close): its close frame is the last word.
+  if (!ws_.is_open()) return;
   writing_ = true;
-  ws_.text(true);
-  ws_.async_write(asio::buffer(*queue_.front()), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+  in_flight_ = std::min(queue_.size(), kMaxFramesPerWrite);
+  headers_.resize(in_flight_);
+  WriteGate::Buffers buffers;
+  buffers.reserve(2 * in_flight_);
+  for (std::size_t i = 0; i < in_flight_; ++i) {
+    headers_[i] = text_frame_header(queue_[i]->size());
+    buffers.emplace_back(headers_[i].bytes.data(), headers_[i].size);
+    buffers.emplace_back(asio::buffer(*queue_[i]));
+  }
+  ws_.next_layer().write(std::move(buffers), [self = shared_from_this()](beast::error_code ec, std::size_t) {
     self->writing_ = false;
     if (ec) {
       self->finish();
       return;
     }
     self->contained([&] {
-      if (!self->queue_.empty()) self->queue_.erase(self->queue_.begin());
+      self->queue_.erase(self->queue_.begin(), self->queue_.begin() + static_cast<std::ptrdiff_t>(self->in_flight_));
+      self->in_flight_ = 0;
       self->do_write();
     });
   });

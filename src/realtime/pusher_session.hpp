@@ -1,7 +1,7 @@
 #pragma once
 // One Pusher protocol 7 socket. Everything but the atomics is touched on the socket's executor
 // only; others reach it through post/dispatch. Outbound frames go through one queue with exactly
-// one write in flight.
+// one write in flight: every data frame queued when a write starts goes out in it (WriteGate).
 #include <atomic>
 #include <exception>
 #include <cstdint>
@@ -22,6 +22,7 @@
 #include "hub_core.hpp"
 #include "mediagen/realtime/channel.hpp"
 #include "mediagen/realtime/grant.hpp"
+#include "write_gate.hpp"
 
 namespace mediagen::realtime {
 
@@ -105,12 +106,14 @@ class PusherSession : public std::enable_shared_from_this<PusherSession> {
   void finish();
 
   std::shared_ptr<HubCore> hub_;
-  boost::beast::websocket::stream<boost::asio::ip::tcp::socket> ws_;
+  boost::beast::websocket::stream<WriteGate> ws_;
   boost::beast::flat_buffer buffer_;
   std::unique_ptr<Request> request_;  // only during the handshake
   std::uint64_t serial_;
   std::unique_ptr<AddressSlots::Slot> address_slot_;
-  std::vector<Frame> queue_;  // queue_[0] is in flight while writing_
+  std::vector<Frame> queue_;  // the first in_flight_ are being written while writing_
+  std::size_t in_flight_ = 0;
+  std::vector<TextFrameHeader> headers_;  // of the frames in flight
   std::vector<Subscription> subs_;
   std::uint64_t last_subscription_id_ = 0;
   std::vector<Grant> grants_;  // granted on this instance, waiting for their subscribe

@@ -1,5 +1,6 @@
 // One Pusher socket driven through its real session and hub core, over a socket pair, with a
-// blocking pool that never connects: the order in which a subscription's off-thread check answers.
+// blocking pool that never connects: the order in which a subscription's off-thread check answers,
+// and bursts of events written many frames at a time while Beast answers pings and closes.
 #include <sys/socket.h>
 
 #include <chrono>
@@ -84,6 +85,20 @@ class PusherSessionTest : public ::testing::Test {
     return true;
   }
 
+  // As run_until, one handler at a time: stops as soon as `done` holds.
+  template <class Done>
+  bool step_until(Done done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      if (ioc_.poll_one() == 0) {
+        ioc_.restart();
+        std::this_thread::yield();
+      }
+    }
+    return true;
+  }
+
   void connect() {
     int fds[2];
     ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
@@ -148,6 +163,42 @@ class PusherSessionTest : public ::testing::Test {
     return out;
   }
 
+  // Subscribes kChannel with a valid key's grant and waits for its success.
+  void subscribed() {
+    connect();
+    grant(kValidKey);
+    subscribe();
+    ASSERT_TRUE(run_until([&] { return !events_of(kChannel).empty(); }));
+    ASSERT_EQ(events_of(kChannel), std::vector<std::string>{"pusher_internal:subscription_succeeded"});
+  }
+
+  // An event on kChannel whose frame is exactly `size` bytes of JSON, numbered `n`.
+  static Frame event_frame(std::size_t size, int n) {
+    std::string text = R"({"event":"e)" + std::to_string(n) + R"(","channel":")" + kChannel + R"(","data":")";
+    EXPECT_LE(text.size() + 2, size);
+    text.append(size - text.size() - 2, 'x');
+    text += "\"}";
+    return std::make_shared<const std::string>(std::move(text));
+  }
+
+  // Frame sizes on both sides of each length encoding (7 bits, 16 bits, 64 bits).
+  static std::vector<std::size_t> burst_sizes(std::size_t count) {
+    const std::vector<std::size_t> edges{125, 126, 127, 65535, 65536, 70000, 200};
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < count; ++i) out.push_back(edges[i % edges.size()]);
+    return out;
+  }
+
+  // Every event of the burst, whole and in order, after what came before it.
+  void expect_burst(const std::vector<std::size_t>& sizes, std::size_t first) {
+    ASSERT_GE(frames_.size(), first + sizes.size());
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const auto& f = frames_[first + i];
+      ASSERT_EQ(f["event"], "e" + std::to_string(i)) << i;
+      ASSERT_EQ(f.dump().size(), sizes[i]) << i;
+    }
+  }
+
   asio::io_context ioc_;
   InfraCounters counters_;
   db::BlockingPool pool_{{.threads = 1, .request_deadline = {}, .database_url = "postgresql://127.0.0.1:1/none",
@@ -161,6 +212,7 @@ class PusherSessionTest : public ::testing::Test {
   beast::flat_buffer in_;
   std::vector<nlohmann::json> frames_;
   std::uint64_t serial_ = 0;
+  int pongs_ = 0;
 };
 
 // Subscribe with a valid key's grant, unsubscribe and subscribe again with a revoked key's grant,
@@ -188,6 +240,64 @@ TEST_F(PusherSessionTest, AResubscriptionWaitsForItsOwnKeyCheck) {
   EXPECT_EQ(events_of(kChannel), std::vector<std::string>{"pusher:subscription_error"});
   EXPECT_EQ(hub_->subscription_count(), 0u);
   EXPECT_FALSE(hub_->tracks(kRevokedKey));
+}
+
+// A burst delivered at once leaves the session in several writes of many frames each (128 at most
+// per write): the client's WebSocket reader takes every one whole, in the order sent.
+TEST_F(PusherSessionTest, ABurstOfEventsArrivesWholeAndInOrder) {
+  subscribed();
+  const std::size_t before = frames_.size();
+  const auto sizes = burst_sizes(300);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    hub_->deliver(kChannel, event_frame(sizes[i], static_cast<int>(i)), static_cast<std::int64_t>(i + 1));
+  }
+  ASSERT_TRUE(run_until([&] { return frames_.size() >= before + sizes.size(); }));
+  expect_burst(sizes, before);
+  EXPECT_EQ(frames_.size(), before + sizes.size());
+}
+
+// A ping that arrives while megabytes of frames are being written is answered by Beast through
+// the same gate: its pong goes out between two whole writes, never inside a frame.
+TEST_F(PusherSessionTest, APingDuringABurstIsAnsweredBetweenWholeWrites) {
+  subscribed();
+  client_.control_callback([this](websocket::frame_type kind, beast::string_view) {
+    if (kind == websocket::frame_type::pong) ++pongs_;
+  });
+  const std::size_t before = frames_.size();
+  const auto sizes = burst_sizes(400);  // about 8 MB: far more than a socket's buffer holds
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    hub_->deliver(kChannel, event_frame(sizes[i], static_cast<int>(i)), static_cast<std::int64_t>(i + 1));
+  }
+  // The first write has started and is stuck on the full socket when the pings come.
+  ASSERT_TRUE(step_until([&] { return frames_.size() > before; }));
+  ASSERT_LT(frames_.size(), before + sizes.size());
+  int pinged = 0;
+  for (int i = 0; i < 3; ++i) {
+    client_.async_ping({}, [&pinged](beast::error_code ec) { pinged += ec ? 0 : 1; });
+    ASSERT_TRUE(step_until([&] { return pinged == i + 1; }));
+  }
+  ASSERT_TRUE(run_until([&] { return frames_.size() >= before + sizes.size() && pongs_ == 3; }));
+  expect_burst(sizes, before);
+  EXPECT_EQ(frames_.size(), before + sizes.size());
+}
+
+// The client closes while a burst is being written: Beast's close answer follows the write in
+// progress, whole, and nothing is written after it; the socket then ends.
+TEST_F(PusherSessionTest, AClientCloseDuringABurstEndsTheSocketCleanly) {
+  subscribed();
+  const auto sizes = burst_sizes(400);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    hub_->deliver(kChannel, event_frame(sizes[i], static_cast<int>(i)), static_cast<std::int64_t>(i + 1));
+  }
+  const std::size_t before = frames_.size();
+  ASSERT_TRUE(step_until([&] { return frames_.size() > before; }));
+  ASSERT_LT(frames_.size(), before + sizes.size());
+  std::optional<beast::error_code> closed;
+  client_.async_close(websocket::close_code::normal, [&closed](beast::error_code ec) { closed = ec; });
+  ASSERT_TRUE(run_until([&] { return closed.has_value() && hub_->session_count() == 0; }));
+  // Beast's client reads past data frames to the server's close frame: a frame cut by the close,
+  // or data after it, would fail the close with a protocol error.
+  EXPECT_FALSE(*closed) << closed->message();
 }
 
 }  // namespace
