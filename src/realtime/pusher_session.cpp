@@ -68,7 +68,7 @@ void PusherSession::fail(const std::exception_ptr& error) noexcept {
       return;
     }
     // Only the close is said now: what was queued may be what failed. A write in flight keeps
-    // its frame until it completes.
+    // its frames until it completes.
     queue_.resize(writing_ ? in_flight_ : 0);
     close_after_ = std::make_pair(static_cast<int>(websocket::close_code::internal_error),
                                   std::string("Internal server error"));
