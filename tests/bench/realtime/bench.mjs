@@ -28,10 +28,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (msg) => process.stderr.write(`realtime_bench[${o.name}]: ${msg}\n`);
 let nextAddress = o.addressBase ?? 2;
 
-// CPU seconds the server has used so far (user + system; clock ticks of 1/100 s).
-// The server's CPU time, in nanoseconds from each thread's schedstat: /proc/PID/stat counts
-// 10 ms ticks, coarse beside a part that costs the server a tenth of a second. Both servers keep
-// their threads for the whole run, so no thread's time leaves the sum.
+// CPU seconds the server has used so far, summed in nanoseconds from each thread's schedstat:
+// /proc/PID/stat counts 10 ms ticks, coarse beside a part that costs the server a tenth of a
+// second. Both servers keep their threads for the whole run, so no thread's time leaves the sum.
 function cpuSeconds() {
   let ns = 0;
   for (const tid of fs.readdirSync(`/proc/${o.pid}/task`)) {
