@@ -174,6 +174,10 @@ void App::add_gauges() {
                  "Fan-out messages dropped for a missing or wrong signature.", st.fanout_unsigned);
     out += gauge("mediagen_realtime_publish_failed_total", "counter",
                  "Events that could not be sent to other instances.", st.publish_failed);
+    hub_.fanout_time().render(out, "mediagen_realtime_fanout_seconds",
+                              "Per realtime event with subscribers here: from its arrival (published here, or read "
+                              "from the fan-out channel) until every local subscriber's socket has taken its frame "
+                              "(written, or queued behind a write in progress).");
   });
   metrics_.add_gauge_source([this](std::string& out) {
     out += gauge("mediagen_ban_events_unsigned_total", "counter",

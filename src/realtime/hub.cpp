@@ -232,13 +232,15 @@ void Hub::shutdown() {
 void Hub::stop() { impl_->publisher.stop(); }
 
 void Hub::publish(Event event) {
+  const auto arrived = std::chrono::steady_clock::now();
   auto& core = *impl_->core;
   auto frame = std::make_shared<const std::string>(wire_frame(event));
-  core.deliver(event.channel, frame, event.seq);
+  core.deliver(event.channel, frame, event.seq, arrived);
   impl_->publisher.push(impl_->fanout.sign(format_fanout(core.origin, *frame)));
 }
 
 void Hub::on_fanout(std::string_view signed_payload) {
+  const auto arrived = std::chrono::steady_clock::now();
   auto& core = *impl_->core;
   const auto verified = impl_->fanout.verify(signed_payload);
   if (!verified) {
@@ -259,7 +261,7 @@ void Hub::on_fanout(std::string_view signed_payload) {
     return;
   }
   if (message->origin == core.origin) return;  // delivered locally when published
-  core.deliver(message->channel, std::make_shared<const std::string>(message->frame), message->seq);
+  core.deliver(message->channel, std::make_shared<const std::string>(message->frame), message->seq, arrived);
 }
 
 bool Hub::record_grant(cache::Redis& redis, const Grant& grant) {
@@ -286,6 +288,8 @@ void Hub::user_changed(UserId user) {
 }
 
 const std::string& Hub::origin() const { return impl_->core->origin; }
+
+const DurationHistogram& Hub::fanout_time() const { return impl_->core->fanout_time; }
 
 HubStats Hub::stats() const {
   const auto& core = *impl_->core;

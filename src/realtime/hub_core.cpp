@@ -108,7 +108,8 @@ std::size_t HubCore::subscription_count() const {
   return subscriptions_;
 }
 
-void HubCore::deliver(const std::string& channel, const Frame& frame, std::int64_t seq) {
+void HubCore::deliver(const std::string& channel, const Frame& frame, std::int64_t seq,
+                      std::chrono::steady_clock::time_point arrived) {
   std::vector<std::weak_ptr<PusherSession>> targets;
   {
     std::lock_guard lock(mutex_);
@@ -118,19 +119,40 @@ void HubCore::deliver(const std::string& channel, const Frame& frame, std::int64
     for (const auto& s : it->second) targets.push_back(s.session);
   }
   if (options.single_threaded) {
-    // Every socket runs on the one I/O thread: one hop for the whole channel.
-    asio::post(ioc, [targets = std::move(targets), channel, frame, seq] {
+    // Every socket runs on the one I/O thread: one hop for the whole channel. A socket with no
+    // write in progress hands its frame to the kernel inside deliver(), so the loop's end is
+    // when every subscriber has it or is already writing.
+    asio::post(ioc, [self = shared_from_this(), targets = std::move(targets), channel, frame, seq, arrived] {
       for (const auto& weak : targets) {
         if (auto s = weak.lock()) s->deliver(channel, frame, seq);
       }
+      self->fanout_time.observe(std::chrono::steady_clock::now() - arrived);
     });
     return;
   }
+  // One hop per socket, on its own strand: the last of them to run counts the event.
+  struct Pending {
+    std::shared_ptr<HubCore> core;
+    std::chrono::steady_clock::time_point arrived;
+    std::atomic<std::size_t> left;
+    void done() {
+      if (left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        core->fanout_time.observe(std::chrono::steady_clock::now() - arrived);
+      }
+    }
+  };
+  auto pending = std::make_shared<Pending>(shared_from_this(), arrived, targets.size());
   for (const auto& weak : targets) {
     auto s = weak.lock();
-    if (!s) continue;
+    if (!s) {
+      pending->done();
+      continue;
+    }
     auto ex = s->executor();
-    asio::post(ex, [s = std::move(s), channel, frame, seq] { s->deliver(channel, frame, seq); });
+    asio::post(ex, [s = std::move(s), channel, frame, seq, pending] {
+      s->deliver(channel, frame, seq);
+      pending->done();
+    });
   }
 }
 

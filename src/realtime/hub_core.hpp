@@ -2,6 +2,7 @@
 // State shared by the hub and its sockets: the socket table, the channel registry and the keys
 // behind live subscriptions. Internal to the realtime library.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "mediagen/core/clock.hpp"
 #include "mediagen/core/crypto.hpp"
+#include "mediagen/core/duration_histogram.hpp"
 #include "mediagen/core/ids.hpp"
 #include "mediagen/realtime/hub.hpp"
 
@@ -30,7 +32,7 @@ struct HubCore;
 // the key cache at once, of PostgreSQL on the blocking pool when the cache does not hold the key.
 void check_key(const std::shared_ptr<HubCore>& core, const crypto::Sha256Digest& key);
 
-struct HubCore {
+struct HubCore : std::enable_shared_from_this<HubCore> {
   HubCore(boost::asio::io_context& io, HubOptions opts, std::string key, const ChannelSigner& s, db::BlockingPool& p,
           HubHooks h, const Clock& c);
 
@@ -48,6 +50,9 @@ struct HubCore {
   std::atomic<std::uint64_t> fanout_dropped{0};
   std::atomic<std::uint64_t> fanout_unsigned{0};
   std::atomic<std::uint64_t> publish_failed{0};
+  // Per event with local subscribers: from its arrival (published here, or read from the fan-out
+  // channel) until every local subscriber's socket has taken its frame.
+  DurationHistogram fanout_time;
 
   std::string socket_id(std::uint64_t serial) const { return origin + "." + std::to_string(serial); }
   // A socket's number, from the CSPRNG: nobody can name a socket before it exists, so nobody can
@@ -66,8 +71,10 @@ struct HubCore {
   void add_subscriber(const std::string& channel, const std::shared_ptr<PusherSession>& session);
   void remove_subscriber(const std::string& channel, const PusherSession* session);
   std::size_t subscription_count() const;
-  // Queues a frame to every local subscriber of the channel (any thread).
-  void deliver(const std::string& channel, const Frame& frame, std::int64_t seq);
+  // Queues a frame to every local subscriber of the channel (any thread). `arrived` is when the
+  // event reached this instance: fanout_time counts from it.
+  void deliver(const std::string& channel, const Frame& frame, std::int64_t seq,
+               std::chrono::steady_clock::time_point arrived = std::chrono::steady_clock::now());
 
   // Keys behind live subscriptions, so that an invalidation is checked only for keys in use.
   void track_key(const crypto::Sha256Digest& key, UserId user);

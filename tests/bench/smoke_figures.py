@@ -62,9 +62,13 @@ REALTIME: Figures = [
     (r"connect\+subscribe /s \([\d,]+\)\s+(\S+)\s+(\S+)\s+(\S+)x\s", 1),
     (r"fan-out deliveries/s \([\d,]+ subs\)\s+(\S+)\s+(\S+)\s+(\S+)x\s", 1),
     (r"p95 trigger->receipt ms \([\d,]+ subs\)\s+(\S+)\s+(\S+)\s+(\S+)x\s", 1),
+    (r"p95 server's own share ms \(\d+ events\)\s+(\S+)\s+(\S+)\s+(\S+)x\s", 1),
     (r"idle sockets held, KiB RSS each\s+(\S+) @ (\S+)\s+(\S+) @ (\S+)\s+(\S+)x\s", 1),
     (r"frame (\S+) bytes; delay p50/p99 mediagen (\S+)/(\S+) ms, stand-in (\S+)/(\S+) ms; first receipt of each "
      r"event p50/max mediagen (\S+)/(\S+) ms, stand-in (\S+)/(\S+) ms; idle RSS mediagen (\S+) -> (\S+) KiB", 1),
+    (r"delay part: events within 5 ms in the server mediagen (\S+)%, stand-in (\S+)%; the machine's floor "
+     r"\(loopback to an idle process\) p50/p95 (\S+)/(\S+) ms in the mediagen run, (\S+)/(\S+) ms in the "
+     r"stand-in's", 1),
     (r"per server CPU-second \(the clients share the machine\): connect\+subscribe mediagen (\S+), stand-in "
      r"(\S+); deliveries mediagen (\S+), stand-in (\S+)", 1),
 ]

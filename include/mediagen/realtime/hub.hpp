@@ -16,6 +16,7 @@
 
 #include "mediagen/cache/redis.hpp"
 #include "mediagen/core/crypto.hpp"
+#include "mediagen/core/duration_histogram.hpp"
 #include "mediagen/core/ids.hpp"
 #include "mediagen/realtime/channel.hpp"
 #include "mediagen/realtime/event.hpp"
@@ -119,6 +120,9 @@ class Hub final : public Broadcaster {
   // The instance id used in socket ids and fan-out messages.
   const std::string& origin() const;
   HubStats stats() const;
+  // mediagen_realtime_fanout_seconds: per event, from its arrival here until every local
+  // subscriber's socket has taken its frame.
+  const DurationHistogram& fanout_time() const;
 
  private:
   struct Impl;

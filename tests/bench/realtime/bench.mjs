@@ -11,7 +11,9 @@
 //   settleMs (1000: pause before the idle sockets, twice that after), perProcess (10000: sockets per
 //   client process), procs (2: client processes for the throughput parts), addressBase (2:
 //   127.0.0.<n> onwards), waitMs (the longest wait for a client process's answer; default 300 s
-//   for opening sockets, 120 s for events: a lost event shows as a client that does not answer).
+//   for opening sockets, 120 s for events: a lost event shows as a client that does not answer),
+//   metricsUrl (the server's Prometheus text, whose *_fanout_seconds histogram gives the server's
+//   own share of the delay part).
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -258,19 +260,77 @@ async function fanout(trigger) {
            per_second: m.deliveries / m.seconds, server_cpu_s: m.cpu };
 }
 
+// The cumulative buckets of the server's *_fanout_seconds histogram: [[upper bound s, count], ..].
+async function fanoutBuckets() {
+  const text = await (await fetch(o.metricsUrl)).text();
+  const buckets = [...text.matchAll(/_fanout_seconds_bucket\{le="([^"]+)"\} (\d+)/g)]
+    .map((m) => [m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])]);
+  if (buckets.length === 0) throw new Error(`no *_fanout_seconds histogram at ${o.metricsUrl}`);
+  return buckets;
+}
+
+// What the server observed between two reads of its histogram: the events, the quantile q by
+// linear interpolation inside its bucket (as Prometheus' histogram_quantile), and the share
+// within `limit` seconds (exact when limit is a bucket bound).
+function bucketFigures(before, after, q, limit) {
+  const cum = after.map(([le, n], i) => [le, n - before[i][1]]);
+  const total = cum[cum.length - 1][1];
+  if (total === 0) return { events: 0, quantile_ms: null, within_share: null };
+  const rank = q * total;
+  let quantile = null;
+  for (let i = 0; i < cum.length; i += 1) {
+    if (cum[i][1] < rank) continue;
+    const lower = i === 0 ? 0 : cum[i - 1][0];
+    const prev = i === 0 ? 0 : cum[i - 1][1];
+    quantile = cum[i][0] === Infinity ? lower : lower + ((cum[i][0] - lower) * (rank - prev)) / (cum[i][1] - prev);
+    break;
+  }
+  const within = cum.find(([le]) => le === limit);
+  return { events: total, quantile_ms: quantile * 1000, within_share: within ? within[1] / total : null };
+}
+
+async function startFloor() {
+  const proc = spawn(process.execPath, [path.join(here, 'floor.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = readline.createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+  const { port } = JSON.parse((await lines.next()).value);
+  const sock = net.createConnection({ host: '127.0.0.1', port });
+  sock.setNoDelay(true);
+  await new Promise((resolve, reject) => {
+    sock.once('connect', resolve);
+    sock.once('error', reject);
+  });
+  return {
+    send: () => sock.write(`${now()}\n`),
+    report: async () => {
+      sock.end();
+      await sleep(100);
+      proc.stdin.write('report\n');
+      return JSON.parse((await lines.next()).value).delays;
+    },
+  };
+}
+
 async function latency(trigger) {
   const subs = o.latencySubscribers ?? 500;
   const seconds = o.latencySeconds ?? 20;
   const procs = o.procs ?? 2;
   const clients = spawnClients(subs, Math.ceil(subs / procs), () => ({ channel: orderChannel }));
   const r = await openAll(clients);
+  const floor = await startFloor();
   for (const c of clients) c.send({ cmd: 'expect', events: seconds, delays: true });
   await sleep(500);
+  const before = await fanoutBuckets();
+  // Half a second after each event, a timestamp to the floor process: the machine's own wake-up
+  // delay, measured in the same minutes, with the same sockets held, away from the events.
   for (let i = 1; i <= seconds; i += 1) {
     trigger.send(eventFrame());
-    await sleep(1000);
+    await sleep(500);
+    floor.send();
+    await sleep(500);
   }
   const results = await Promise.all(clients.map((c) => c.next(o.waitMs ?? 120000)));
+  const after = await fanoutBuckets();
+  const floorDelays = (await floor.report()).sort((a, b) => a - b);
   await Promise.all(clients.map((c) => c.exit()));
   const delays = results.flatMap((x) => x.delays).sort((a, b) => a - b);
   // The first receipt of each event by any subscriber: the server's own share of the delay, with
@@ -278,11 +338,15 @@ async function latency(trigger) {
   const first = new Map();
   for (const [t, d] of results.flatMap((x) => x.firsts)) first.set(t, Math.min(first.get(t) ?? Infinity, d));
   const firsts = [...first.values()].sort((a, b) => a - b);
-  log(`latency: ${delays.length} receipts from ${r.opened} sockets`);
+  const internal = bucketFigures(before, after, 0.95, 0.005);
+  log(`latency: ${delays.length} receipts from ${r.opened} sockets; the server counted ${internal.events} events`);
   return {
     subscribers: r.opened, samples: delays.length,
     p50_ms: percentile(delays, 0.5), p95_ms: percentile(delays, 0.95), p99_ms: percentile(delays, 0.99),
     first_p50_ms: percentile(firsts, 0.5), first_max_ms: firsts.length ? firsts[firsts.length - 1] : null,
+    internal_events: internal.events, internal_p95_ms: internal.quantile_ms, internal_within_5ms: internal.within_share,
+    floor_samples: floorDelays.length, floor_p50_ms: percentile(floorDelays, 0.5),
+    floor_p95_ms: percentile(floorDelays, 0.95),
   };
 }
 

@@ -6,6 +6,9 @@
 //   pusher:ping -> pusher:pong
 // and a trigger port (plain TCP, one frame per line: {"event","channel","data"}) whose frames it
 // sends, as they are, to every subscriber of the frame's channel with one send() each.
+// GET /metrics answers standin_fanout_seconds, in mediagen's buckets: per frame with subscribers,
+// from the read of its trigger data until every subscriber's send() has returned (ws writes at
+// once when nothing waits, as mediagen does).
 //
 //   node standin.mjs '{"host":"127.0.0.1","appKey":..,"secret":..}'
 // prints one line {"port":N,"trigger_port":M} once both listen.
@@ -30,7 +33,30 @@ function frame(event, data, channel) {
   return JSON.stringify(f);
 }
 
+// mediagen's DurationHistogram bounds, in seconds.
+const BOUNDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0];
+const fanoutCounts = new Array(BOUNDS.length + 1).fill(0);
+function observeFanout(seconds) {
+  let b = 0;
+  while (b < BOUNDS.length && seconds > BOUNDS[b]) b += 1;
+  fanoutCounts[b] += 1;
+}
+function metricsText() {
+  let out = '# TYPE standin_fanout_seconds histogram\n';
+  let cumulative = 0;
+  fanoutCounts.forEach((n, b) => {
+    cumulative += n;
+    out += `standin_fanout_seconds_bucket{le="${b < BOUNDS.length ? BOUNDS[b] : '+Inf'}"} ${cumulative}\n`;
+  });
+  return out;
+}
+
 const server = http.createServer((req, res) => {
+  if (req.url === '/metrics') {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(metricsText());
+    return;
+  }
   res.writeHead(404);
   res.end();
 });
@@ -98,6 +124,7 @@ const trigger = net.createServer((sock) => {
   let buf = '';
   sock.setEncoding('utf8');
   sock.on('data', (chunk) => {
+    const arrived = process.hrtime.bigint();
     buf += chunk;
     let nl;
     while ((nl = buf.indexOf('\n')) >= 0) {
@@ -112,6 +139,7 @@ const trigger = net.createServer((sock) => {
       const set = channels.get(f.channel);
       if (!set) continue;
       for (const ws of set) ws.send(line);
+      observeFanout(Number(process.hrtime.bigint() - arrived) / 1e9);
     }
   });
   sock.on('error', () => {});

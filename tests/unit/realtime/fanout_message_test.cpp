@@ -7,15 +7,15 @@
 namespace mediagen::realtime {
 namespace {
 
-const std::string kOrder = "private-order.task.0b7c2a53-2f7e-4b0e-9a51-5e7f6f0f4c11";
+const std::string kFanoutOrderChannel = "private-order.task.0b7c2a53-2f7e-4b0e-9a51-5e7f6f0f4c11";
 
 TEST(FanoutMessage, RoundTripsAnEventFrame) {
-  const std::string frame = wire_frame({.channel = kOrder, .name = "order.updated", .data = R"({"seq":3})"});
+  const std::string frame = wire_frame({.channel = kFanoutOrderChannel, .name = "order.updated", .data = R"({"seq":3})"});
   const std::string payload = format_fanout("123", frame);  // the message views into it
   auto m = parse_fanout(payload);
   ASSERT_TRUE(m);
   EXPECT_EQ(m->origin, "123");
-  EXPECT_EQ(m->channel, kOrder);
+  EXPECT_EQ(m->channel, kFanoutOrderChannel);
   EXPECT_EQ(m->frame, frame);
   EXPECT_EQ(m->seq, 3);
 }
@@ -29,11 +29,11 @@ TEST(FanoutMessage, DropsWhatIsNotAnEventOfOurChannels) {
   EXPECT_FALSE(ok("[]"));
   EXPECT_FALSE(ok(R"({"event":"order.updated","data":"{}"})"));
   EXPECT_FALSE(ok(R"({"event":"order.updated","channel":"public","data":"{}"})"));
-  EXPECT_FALSE(ok(R"({"event":"order.updated","channel":")" + kOrder + R"(","data":{}})"));
-  EXPECT_FALSE(ok(R"({"event":"pusher:error","channel":")" + kOrder + R"(","data":"{}"})"));
-  EXPECT_FALSE(ok(R"({"event":"pusher_internal:subscription_succeeded","channel":")" + kOrder + R"(","data":"{}"})"));
-  EXPECT_FALSE(ok(R"({"event":"client-x","channel":")" + kOrder + R"(","data":"{}"})"));
-  EXPECT_TRUE(ok(R"({"event":"order.updated","channel":")" + kOrder + R"(","data":"{}"})"));
+  EXPECT_FALSE(ok(R"({"event":"order.updated","channel":")" + kFanoutOrderChannel + R"(","data":{}})"));
+  EXPECT_FALSE(ok(R"({"event":"pusher:error","channel":")" + kFanoutOrderChannel + R"(","data":"{}"})"));
+  EXPECT_FALSE(ok(R"({"event":"pusher_internal:subscription_succeeded","channel":")" + kFanoutOrderChannel + R"(","data":"{}"})"));
+  EXPECT_FALSE(ok(R"({"event":"client-x","channel":")" + kFanoutOrderChannel + R"(","data":"{}"})"));
+  EXPECT_TRUE(ok(R"({"event":"order.updated","channel":")" + kFanoutOrderChannel + R"(","data":"{}"})"));
   EXPECT_TRUE(ok(R"({"event":"ready","channel":"private-chunks.preview.5","data":"{}"})"));
 }
 

@@ -300,5 +300,24 @@ TEST_F(PusherSessionTest, AClientCloseDuringABurstEndsTheSocketCleanly) {
   EXPECT_FALSE(*closed) << closed->message();
 }
 
+// Each event that reaches a local subscriber is one observation of the fan-out histogram
+// (mediagen_realtime_fanout_seconds), timed from the arrival the caller gives; an event for a
+// channel nobody here holds is none.
+TEST_F(PusherSessionTest, TheFanoutHistogramCountsEachDeliveredEventFromItsArrival) {
+  subscribed();
+  const std::size_t before = frames_.size();
+  const auto arrived = std::chrono::steady_clock::now() - std::chrono::milliseconds(30);
+  hub_->deliver(kChannel, event_frame(64, 1), 1, arrived);
+  hub_->deliver("private-order.task.nobody-here", event_frame(64, 2), 1);
+  ASSERT_TRUE(run_until([&] { return frames_.size() == before + 1; }));
+  std::string text;
+  hub_->fanout_time.render(text, "fanout_seconds", "help");
+  // The one event waited at least the 30 ms it was given: it is above the 0.025 bucket.
+  EXPECT_NE(text.find("fanout_seconds_bucket{le=\"0.025\"} 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("fanout_seconds_bucket{le=\"+Inf\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("fanout_seconds_count 1\n"), std::string::npos) << text;
+  EXPECT_EQ(hub_->fanout_time.count(), 1u);
+}
+
 }  // namespace
 }  // namespace mediagen::realtime
