@@ -17,7 +17,8 @@ WITH picked AS (
   RETURNING i.id, i.order_id, i.chunk_index, i.item_type),
  started AS (
   UPDATE orders SET status = 'in_progress', updated_at = now()
-  WHERE id = (SELECT order_id FROM claimed) AND status IN ('created', 'pending') RETURNING id)
+  WHERE id = (SELECT id FROM orders WHERE id = (SELECT order_id FROM claimed)
+   AND status IN ('created', 'pending') FOR NO KEY UPDATE SKIP LOCKED) RETURNING id)
 SELECT c.id::text AS id, c.order_id::text AS order_id, t.text, c.chunk_index, c.item_type, o.user_id, o.task_type,
   o.engine_request::text, EXISTS (SELECT 1 FROM started)
 FROM claimed c JOIN orders o ON o.id = c.order_id LEFT JOIN order_item_texts t ON t.item_id = c.id \gset

@@ -2,6 +2,7 @@
 // the money each step moves (orders.md "Money"). Every test ends with the invariants.
 #include <gtest/gtest.h>
 
+#include <future>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -55,6 +56,48 @@ TEST_F(WorkersQueueTest, ClaimTakesTheOldestChunkUnderALeaseAndStartsTheOrder) {
   EXPECT_EQ(order_status(order.id), "in_progress");
   EXPECT_TRUE(queue->heartbeat(c->item_id, c->lease_token, 60s));
   EXPECT_FALSE(queue->heartbeat(c->item_id, LeaseToken::fresh(), 60s));
+}
+
+// A sibling chunk's claim that is starting the order holds the order row until it commits. The
+// next claim takes its own chunk at once and leaves the start to that one: it neither waits for
+// the row nor reports a start. Had the holder rolled back, the order's next claim starts it.
+TEST_F(WorkersQueueTest, AClaimDoesNotWaitForTheTransactionThatHoldsItsOrderRow) {
+  const auto order = make_order({.texts = {"First chunk.", "Second chunk.", "Third chunk."}});
+  const auto waiting_status = order_status(order.id);
+  ASSERT_TRUE(waiting_status == "created" || waiting_status == "pending") << waiting_status;
+  pqxx::connection holder_conn(db_url);
+  pqxx::work holder(holder_conn);
+  holder.exec_params("SELECT 1 FROM orders WHERE id = $1::uuid FOR NO KEY UPDATE", order.id);
+
+  auto claiming = std::async(std::launch::async, [&] { return queue->claim(30s); });
+  // Either the claim returns, or PostgreSQL shows it waiting for a lock: then the holder lets go,
+  // so that the test ends, and fails.
+  bool waited = false;
+  pqxx::connection watcher(db_url);
+  while (claiming.wait_for(0s) != std::future_status::ready) {
+    pqxx::nontransaction w(watcher);
+    const auto n = w.exec("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                          "AND pid <> pg_backend_pid() AND query LIKE '%FOR UPDATE SKIP LOCKED%'")[0][0].as<int>();
+    if (n > 0) {
+      waited = true;
+      holder.abort();
+      break;
+    }
+    std::this_thread::yield();
+  }
+  auto first = claiming.get();
+  EXPECT_FALSE(waited) << "the claim waited for the transaction holding its order row";
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->item_id, order.items[0]);
+  EXPECT_EQ(first->changes.size(), 1u) << "only the item changed: the order's start was left to the holder";
+  EXPECT_EQ(order_status(order.id), waiting_status);
+
+  if (!waited) holder.abort();  // the holder rolled back: nothing started the order
+  auto second = queue->claim(30s);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->item_id, order.items[1]);
+  EXPECT_EQ(second->changes.size(), 2u);
+  EXPECT_EQ(order_status(order.id), "in_progress");
 }
 
 TEST_F(WorkersQueueTest, CompletionChargesExactlyOnceAndASecondCompletionWritesNothing) {

@@ -15,7 +15,11 @@ namespace mediagen::orders::detail {
 // (only pending rows are in it, so the pick stays one index probe however many rows are done);
 // SKIP LOCKED so concurrent workers take different rows instead of queueing behind one. The
 // order's first claim starts it (created|pending -> in_progress); later claims write nothing to
-// the order row. The final SELECT sees the order row as it was before the update, which is fine:
+// the order row. The start skips an order row that another transaction holds: that is nearly
+// always the claim of a sibling chunk starting the same order, whose commit the others would
+// otherwise wait for, one after another (about a sixth fewer cycles per second with 8 workers on
+// 5-chunk orders). If that holder rolls back, the order stays pending until its next claim; its
+// settling reads the chunks, not this status. The final SELECT sees the order row as it was before the update, which is fine:
 // user, task type and engine request never change. $1 lease token, $2 lease in milliseconds.
 // A duration as the bigint the SQL multiplies by interval '1 millisecond'.
 inline std::int64_t millis(std::chrono::milliseconds d) { return static_cast<std::int64_t>(d.count()); }
@@ -30,7 +34,8 @@ inline constexpr const char* kClaimSql =
     "  RETURNING i.id, i.order_id, i.chunk_index, i.item_type),"
     " started AS ("
     "  UPDATE orders SET status = 'in_progress', updated_at = now()"
-    "  WHERE id = (SELECT order_id FROM claimed) AND status IN ('created', 'pending') RETURNING id)"
+    "  WHERE id = (SELECT id FROM orders WHERE id = (SELECT order_id FROM claimed)"
+    "   AND status IN ('created', 'pending') FOR NO KEY UPDATE SKIP LOCKED) RETURNING id)"
     " SELECT c.id::text, c.order_id::text, t.text, c.chunk_index, c.item_type, o.user_id, o.task_type,"
     "  o.engine_request::text, EXISTS (SELECT 1 FROM started)"
     " FROM claimed c JOIN orders o ON o.id = c.order_id LEFT JOIN order_item_texts t ON t.item_id = c.id";
