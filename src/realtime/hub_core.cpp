@@ -132,6 +132,8 @@ void HubCore::deliver(const std::string& channel, const Frame& frame, std::int64
   }
   // One hop per socket, on its own strand: the last of them to run counts the event.
   struct Pending {
+    Pending(std::shared_ptr<HubCore> c, std::chrono::steady_clock::time_point a, std::size_t n)
+        : core(std::move(c)), arrived(a), left(n) {}
     std::shared_ptr<HubCore> core;
     std::chrono::steady_clock::time_point arrived;
     std::atomic<std::size_t> left;
