@@ -11,7 +11,12 @@ void DurationHistogram::observe(std::chrono::nanoseconds d) {
   while (b < kBounds.size() && seconds > kBounds[b]) ++b;
   buckets_[b].fetch_add(1, std::memory_order_relaxed);
   sum_nanos_.fetch_add(static_cast<std::uint64_t>(nanos), std::memory_order_relaxed);
-  count_.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::uint64_t DurationHistogram::count() const {
+  std::uint64_t n = 0;
+  for (const auto& b : buckets_) n += b.load(std::memory_order_relaxed);
+  return n;
 }
 
 void DurationHistogram::render(std::string& out, std::string_view name, std::string_view help) const {

@@ -19,12 +19,11 @@ class DurationHistogram {
   void observe(std::chrono::nanoseconds d);
   // Appends HELP, TYPE, the cumulative buckets, _sum and _count under `name`.
   void render(std::string& out, std::string_view name, std::string_view help) const;
-  std::uint64_t count() const { return count_.load(std::memory_order_relaxed); }
+  std::uint64_t count() const;  // the buckets' sum
 
  private:
   std::array<std::atomic<std::uint64_t>, kBounds.size() + 1> buckets_{};
   std::atomic<std::uint64_t> sum_nanos_{0};
-  std::atomic<std::uint64_t> count_{0};
 };
 
 }  // namespace mediagen

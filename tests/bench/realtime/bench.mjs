@@ -303,7 +303,6 @@ async function startFloor() {
     send: () => sock.write(`${now()}\n`),
     report: async () => {
       sock.end();
-      await sleep(100);
       proc.stdin.write('report\n');
       return JSON.parse((await lines.next()).value).delays;
     },
