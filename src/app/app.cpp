@@ -70,7 +70,9 @@ App::App(const Config& config, const AppOptions& options, storage::OpenedStore s
       channel_signer_(config_.pusher_key, pusher_secret(config_)),
       hub_(ioc_, hub_options(config_), config_.pusher_key, channel_signer_, blocking_, hub_hooks(),
            redis_options(config_, "mediagen"), clock_),
-      order_events_(config_.database_url, hub_, counters_, connect_limits(config_)),
+      webhook_allow_(webhooks::AllowList::parse(config_.webhook_allow_hosts)),
+      webhooks_(webhook_options(), counters_),
+      order_events_(config_.database_url, hub_, counters_, connect_limits(config_), [this] { webhooks_.wake(); }),
       store_(std::move(store.store)),
       s3_(store.s3),
       link_secret_(link_secret(config_)),
@@ -78,7 +80,11 @@ App::App(const Config& config, const AppOptions& options, storage::OpenedStore s
       speech_(espeak_),
       music_(config_.soundfont.empty() ? std::string(engines::kDefaultSoundfont) : config_.soundfont),
       upstreams_(upstream_options(config_)),
-      clone_job_(*store_, espeak_, [this](realtime::Event e) { hub_.publish(std::move(e)); }),
+      clone_job_(*store_, espeak_,
+                 [this](realtime::Event e) {
+                   hub_.publish(std::move(e));
+                   webhooks_.wake();
+                 }),
       workers_(worker_options_with_hooks(), speech_, *store_, config_.database_url, counters_),
       subscriber_(
           redis_options(config_, "mediagen-subscriber"),
@@ -110,6 +116,7 @@ void App::start() {
                           {"db_pool", config_.db_pool_size}});
   hub_.start();
   order_events_.start();
+  webhooks_.start();
   if (config_.workers > 0) workers_.start();
 }
 
@@ -157,6 +164,7 @@ void App::stop() {
   upstreams_.stop();
   workers_.stop();
   order_events_.stop();
+  webhooks_.stop();
   subscriber_.stop();
   hub_.stop();
   blocking_.stop();

@@ -20,6 +20,7 @@
 #include "mediagen/storage/routes.hpp"
 #include "mediagen/templates/routes.hpp"
 #include "mediagen/voices/routes.hpp"
+#include "mediagen/webhooks/routes.hpp"
 #include "mediagen/workers/content_check.hpp"
 #include "settings.hpp"
 
@@ -90,7 +91,11 @@ void App::register_routes(const AppOptions& options) {
   voices::register_routes(router_, blocking_);
   voices::register_clone_routes(router_, blocking_,
                                 {.store = *store_,
-                                 .publish = [this](realtime::Event e) { hub_.publish(std::move(e)); },
+                                 .publish =
+                                     [this](realtime::Event e) {
+                                       hub_.publish(std::move(e));
+                                       webhooks_.wake();
+                                     },
                                  .on_queued = [this](cache::Redis&) { work_queued(); }});
   orders::register_preview_routes(
       router_, blocking_,
@@ -112,6 +117,7 @@ void App::register_routes(const AppOptions& options) {
        .on_queued = [this](cache::Redis&) { work_queued(); },
        .on_changed = [this](std::vector<orders::OrderChange> changes) { order_events_.changed(std::move(changes)); },
        .uploads = store_.get(),
+       .webhook_allow = &webhook_allow_,
        .clock = &clock_,
        .quotes = &quotes_,
        .services = &services_});
@@ -141,7 +147,11 @@ void App::register_routes(const AppOptions& options) {
   reseller::register_routes(router_, blocking_,
                             {.cipher = std::make_shared<const reseller::CodeCipher>(config_.secret),
                              .clock = clock_,
-                             .publish = [this](realtime::Event e) { hub_.publish(std::move(e)); }});
+                             .publish = [this](realtime::Event e) {
+                               hub_.publish(std::move(e));
+                               webhooks_.wake();
+                             }});
+  webhooks::register_routes(router_, blocking_);
 }
 
 void App::add_gauges() {
@@ -178,6 +188,22 @@ void App::add_gauges() {
                               "Per realtime event with subscribers here: from its arrival (published here, or read "
                               "from the fan-out channel) until every local subscriber's socket has taken its frame "
                               "(written, or queued behind a write in progress).");
+  });
+  metrics_.add_gauge_source([this](std::string& out) {
+    const auto st = webhooks_.stats();
+    out += "# HELP mediagen_webhook_attempts_total Webhook delivery attempts of this instance, by outcome.\n"
+           "# TYPE mediagen_webhook_attempts_total counter\n";
+    out += "mediagen_webhook_attempts_total{outcome=\"delivered\"} " + std::to_string(st.delivered) + "\n";
+    out += "mediagen_webhook_attempts_total{outcome=\"failed_status\"} " + std::to_string(st.failed_status) + "\n";
+    out += "mediagen_webhook_attempts_total{outcome=\"failed_transport\"} " + std::to_string(st.failed_transport) + "\n";
+    out += "mediagen_webhook_attempts_total{outcome=\"refused_address\"} " + std::to_string(st.refused_address) + "\n";
+    out += gauge("mediagen_webhook_attempts_in_flight", "gauge", "Webhook attempts waiting for an answer here.", st.in_flight);
+    out += gauge("mediagen_webhook_outbox_pending", "gauge",
+                 "Webhook messages of every instance waiting for delivery, as of this instance's last look.",
+                 static_cast<std::uint64_t>(std::max<std::int64_t>(0, st.outbox_pending)));
+    webhooks_.delivery_delay().render(out, "mediagen_webhook_delivery_delay_seconds",
+                                      "Per delivered webhook message: from its creation (the commit of its change) "
+                                      "until the attempt that delivered it.");
   });
   metrics_.add_gauge_source([this](std::string& out) {
     out += gauge("mediagen_ban_events_unsigned_total", "counter",

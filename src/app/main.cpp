@@ -3,6 +3,7 @@
 
 #include "admin_catalog_cli.hpp"
 #include "admin_upstream_cli.hpp"
+#include "admin_webhook_cli.hpp"
 #include "commands.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/connection.hpp"
@@ -37,6 +38,7 @@ struct Command {
   CLI::App *reseller_enable = nullptr, *giftcode_redeem = nullptr;
   app::CatalogCommands catalog;
   app::UpstreamCommands upstream;
+  app::WebhookCommands webhook;
 };
 
 void add_serve(CLI::App& cli, Command& c, Config& config) {
@@ -164,6 +166,7 @@ void add_admin(CLI::App& cli, Command& c) {
   c.service_payg->add_option("--service", c.service_code)->required();
   c.service_payg->add_option("state", c.payg_state)->required()->check(CLI::IsMember({"on", "off"}));
   app::add_upstream_commands(*service, c.upstream);
+  app::add_webhook_commands(*c.admin, c.webhook);
 }
 
 int run(CLI::App& cli, Command& c, Config& config) {
@@ -194,6 +197,7 @@ int run(CLI::App& cli, Command& c, Config& config) {
   if (c.giftcode_redeem->parsed()) return app::admin_giftcode_redeem(config, c.gift_code, c.user_id);
   if (auto rc = app::run_catalog_command(config, c.catalog)) return *rc;
   if (auto rc = app::run_upstream_command(config, c.upstream)) return *rc;
+  if (auto rc = app::run_webhook_command(config, c.webhook)) return *rc;
   return 0;
 }
 

@@ -79,6 +79,18 @@ static std::vector<std::int64_t> parse_cooldown_ladder(const std::string& text) 
   return parse_ladder("MEDIAGEN_POLICY_COOLDOWN_SECONDS", text);
 }
 
+// MEDIAGEN_WEBHOOK_RETRY_SCHEDULE: seconds, zeros allowed, at most 50 attempts.
+static std::vector<std::int64_t> parse_webhook_schedule(const std::string& text) {
+  std::vector<std::int64_t> schedule;
+  for (const auto& item : split(text, ',')) {
+    schedule.push_back(parse_int("MEDIAGEN_WEBHOOK_RETRY_SCHEDULE", item, 0, 86400 * 7));
+  }
+  if (schedule.empty() || schedule.size() > 50) {
+    throw std::invalid_argument("MEDIAGEN_WEBHOOK_RETRY_SCHEDULE: 1 to 50 comma-separated seconds");
+  }
+  return schedule;
+}
+
 // The upstream provider engines' timeouts, retries, cap and breaker.
 static void read_upstream_settings(Config& c, const std::function<std::optional<std::string>(const char*)>& getenv) {
   auto num = [&](const char* name, auto& field, std::int64_t min, std::int64_t max) {
@@ -212,6 +224,12 @@ Config Config::from_env(const std::function<std::optional<std::string>(const cha
   // A ban event's step is read back within [1, 1000] (cache::kMaxBanStep).
   if (c.ban_ladder_seconds.size() > 1000) throw std::invalid_argument("MEDIAGEN_BAN_LADDER_SECONDS: at most 1000 steps");
   if (auto v = getenv("MEDIAGEN_POLICY_COOLDOWN_SECONDS")) c.policy_cooldown_seconds = parse_cooldown_ladder(*v);
+  str("MEDIAGEN_WEBHOOK_ALLOW_HOSTS", c.webhook_allow_hosts);
+  num("MEDIAGEN_WEBHOOK_TIMEOUT_MS", c.webhook_timeout_ms, 100, 600000);
+  num("MEDIAGEN_WEBHOOK_MAX_IN_FLIGHT", c.webhook_max_in_flight, 1, 4096);
+  num("MEDIAGEN_WEBHOOK_MAX_IN_FLIGHT_PER_URL", c.webhook_max_in_flight_per_url, 1, 1024);
+  if (auto v = getenv("MEDIAGEN_WEBHOOK_RESOLVE")) c.webhook_resolve = split(*v, ',');
+  if (auto v = getenv("MEDIAGEN_WEBHOOK_RETRY_SCHEDULE")) c.webhook_retry_schedule = parse_webhook_schedule(*v);
   if (auto v = getenv("MEDIAGEN_TRUSTED_PROXIES")) c.trusted_proxies = split(*v, ',');
   if (c.redis_url.rfind("redis://", 0) != 0) {
     throw std::invalid_argument("MEDIAGEN_REDIS_URL: expected redis://[:password@]host[:port][/db], got '" +

@@ -29,6 +29,14 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
   return to_hex(std::span<const std::uint8_t>(mac, len));
 }
 
+std::string hmac_sha256(std::string_view key, std::string_view data) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac, &len);
+  return std::string(reinterpret_cast<const char*>(mac), len);
+}
+
 bool constant_time_equal(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
   if (a.size() != b.size()) return false;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
@@ -99,6 +107,16 @@ std::string base64url(std::string_view bytes) {
     out += kAlphabet[(v >> 12) & 63];
     out += kAlphabet[(v >> 6) & 63];
   }
+  return out;
+}
+
+std::string base64(std::string_view bytes) {
+  std::string out = base64url(bytes);
+  for (char& c : out) {
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  while (out.size() % 4 != 0) out += '=';
   return out;
 }
 

@@ -204,6 +204,12 @@ constexpr std::array kCatalogue = std::to_array<Entry>({
     {"validation.uuid", "The :attribute field must be a UUID.", "Поле :attribute должно быть UUID."},
     {"validation.voice_unknown", "The voice in :attribute is not in the :service voice catalogue.",
      "Голоса, указанного в поле :attribute, нет в каталоге сервиса :service."},
+    {"validation.webhook_address", "The :attribute URL leads to a loopback, private, link-local, multicast or unspecified address.",
+     "URL в поле :attribute ведёт на адрес loopback, частной или локальной сети, multicast или неопределённый адрес."},
+    {"validation.webhook_events_filter", "The :attribute field must be a non-empty list of: :values.",
+     "Поле :attribute должно быть непустым списком из: :values."},
+    {"validation.webhook_url", "The :attribute field must be an absolute https URL (http only to an allowed host) of at most :max characters.",
+     "Поле :attribute должно быть абсолютным URL https (http только для разрешённого хоста) длиной не более :max символов."},
 });
 
 constexpr bool sorted() {

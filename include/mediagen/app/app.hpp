@@ -50,6 +50,7 @@
 #include "mediagen/storage/open_store.hpp"
 #include "mediagen/templates/service_cache.hpp"
 #include "mediagen/voices/clone_job.hpp"
+#include "mediagen/webhooks/deliverer.hpp"
 #include "mediagen/workers/speech_source.hpp"
 #include "mediagen/workers/worker_pool.hpp"
 
@@ -118,6 +119,8 @@ class App {
   void register_routes(const AppOptions& options);
   std::function<std::string(std::string_view, bool, std::int64_t, std::int64_t)> redirect_to_s3() const;
   void add_gauges();
+  // The deliverer's settings and its renderer of the events nobody rendered (app_hooks.cpp).
+  webhooks::DelivererOptions webhook_options() const;
 
   const Config config_;
   SystemClock system_clock_;
@@ -152,6 +155,9 @@ class App {
   catalog::CatalogueCache catalogue_;  // the AI model catalogue, dropped on a change announced on Redis
   const realtime::ChannelSigner channel_signer_;
   realtime::Hub hub_;
+  // Webhook deliveries (before the publisher, which wakes them when it filled in their data).
+  const webhooks::AllowList webhook_allow_;
+  webhooks::Deliverer webhooks_;
   // Status changes become order channel events once their transaction committed.
   orders::OrderEventPublisher order_events_;
   // Result files: a local folder or an S3 bucket (MEDIAGEN_STORAGE_URL); s3_ is the same store

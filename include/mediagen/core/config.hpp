@@ -120,6 +120,19 @@ struct Config {
   std::size_t ws_max_message_bytes = 10240;
   std::size_t ws_max_subscriptions = 100;
 
+  // Webhooks (openapi: "Webhooks"): hosts plain http and private addresses may be used for
+  // (comma-separated host or host:port), one attempt's limit, and the schedule of attempts
+  // (seconds after the previous one; the first is the first attempt's delay).
+  std::string webhook_allow_hosts;
+  std::int64_t webhook_timeout_ms = 10000;
+  std::vector<std::int64_t> webhook_retry_schedule{0, 5, 300, 1800, 7200, 18000, 36000, 36000};
+  // Deliveries in flight at once on this instance, and to one URL.
+  int webhook_max_in_flight = 64;
+  int webhook_max_in_flight_per_url = 4;
+  // Names pinned to addresses for deliveries, in curl's --resolve form (host:port:address), for
+  // split-horizon DNS; the address guard applies to a pinned address like to a resolved one.
+  std::vector<std::string> webhook_resolve;
+
   // Reads MEDIAGEN_* variables through `getenv`; throws std::invalid_argument naming the variable.
   static Config from_env(const std::function<std::optional<std::string>(const char*)>& getenv);
   static Config from_process_env();

@@ -53,6 +53,7 @@ using CloneId = UuidId<struct CloneTag>;
 using LeaseToken = UuidId<struct LeaseTag>;
 // A gift code's id (the uuid a code's text seals).
 using GiftCodeId = UuidId<struct GiftCodeTag>;
+using WebhookMessageId = UuidId<struct WebhookMessageTag>;  // the webhook-id of a delivery
 // A voice of the catalogue.
 using VoiceId = UuidId<struct VoiceTag>;
 

@@ -115,6 +115,8 @@ struct NewOrder {
   ChunkPlan plan;                      // the chunks; empty when the request is refused anyway
   std::optional<std::string> retry_of;
   TopupConfirmation topup;
+  // POST /orders `webhook`; an order retry without one keeps the original's (in the insert).
+  std::optional<webhooks::OrderWebhook> webhook;
 };
 
 // A voice service's template (or an order's snapshot of one) as resolved today: its model,

@@ -6,6 +6,7 @@
 // The functions on db::Db run blocking SQL: call them inside BlockingPool::run. Those on
 // db::AsyncPg are the same reads from the I/O threads, for the GET routes.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -162,9 +163,10 @@ class OrderEventPublisher {
  public:
   static constexpr std::size_t kMaxQueued = 100'000;
 
-  // `broadcaster` and `counters` must outlive the publisher.
+  // `broadcaster` and `counters` must outlive the publisher. `webhook_ready` is told (on the
+  // publisher's thread; it must not block) when an event filled in the data of webhook messages.
   OrderEventPublisher(std::string database_url, realtime::Broadcaster& broadcaster, InfraCounters& counters,
-                      db::ConnectLimits limits = {});
+                      db::ConnectLimits limits = {}, std::function<void()> webhook_ready = {});
   ~OrderEventPublisher();  // stop()
   OrderEventPublisher(const OrderEventPublisher&) = delete;
   OrderEventPublisher& operator=(const OrderEventPublisher&) = delete;
@@ -187,6 +189,13 @@ class OrderEventPublisher {
 // new subscriber of its channel; nullopt when the order does not exist or the id is malformed.
 // Blocking SQL: call it on the blocking pool.
 std::optional<realtime::Event> order_snapshot(db::Db& db, const OrderId& order_id);
+
+// The data of a webhook message whose event the publisher never rendered (it dropped the change,
+// or its instance stopped): the event rendered now, with a seq of its own, as the publisher would
+// have. `subject_id` is the order's id (order.updated) or the item's. nullopt when there is no
+// such order or item.
+std::optional<std::string> webhook_event_data(db::Db& db, const std::string& order_id, const std::string& subject_id,
+                                              bool item);
 
 }  // namespace mediagen::orders
 

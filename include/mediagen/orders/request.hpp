@@ -132,6 +132,8 @@ OrderPrice price_order(std::span<const std::int64_t> chunk_tokens, std::int64_t 
 #include <nlohmann/json.hpp>
 
 #include "mediagen/orders/limits.hpp"
+#include "mediagen/webhooks/url_guard.hpp"
+#include "mediagen/webhooks/webhooks.hpp"
 
 namespace mediagen::orders {
 
@@ -151,6 +153,10 @@ struct CreateRequest {
   TopupConfirmation topup;                 // confirm_payg_topup and quote_token
   GenerativeParams generative;             // sfx, music: task_data's duration, variants, seed
   std::int64_t top = 10;                   // voice_search: task_data.top
+  // `webhook` and `webhook_events_filter`; the host is still to be resolved and checked when it
+  // is a name that is not allowed outright (webhook_host).
+  std::optional<webhooks::OrderWebhook> webhook;
+  std::optional<webhooks::WebhookUrl> webhook_host;
   FieldErrors errors;
   std::optional<ApiError> refusal;  // a domain 422 (service_not_found; voice_search's file refusals)
 
@@ -158,7 +164,8 @@ struct CreateRequest {
 };
 
 // A body that is not a JSON object cannot be read at all: that is the one immediate 422.
-Result<CreateRequest> read_create_request(const nlohmann::json& body);
+// `allow`: the hosts a webhook may use plain http and private addresses for (none when null).
+Result<CreateRequest> read_create_request(const nlohmann::json& body, const webhooks::AllowList* allow = nullptr);
 
 // The 422 that ends a request once everything before it passed: its domain refusal, else every
 // field error, else `outdated` (a template that no longer passes the catalogue). Takes them out

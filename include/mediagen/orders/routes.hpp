@@ -8,6 +8,7 @@
 #include "mediagen/core/ids.hpp"
 #include "mediagen/orders/preview.hpp"
 #include "mediagen/orders/reads.hpp"
+#include "mediagen/webhooks/url_guard.hpp"
 
 #include "mediagen/http/routes_fwd.hpp"
 
@@ -36,6 +37,9 @@ struct OrderWriteOptions {
   // Where a voice_search order's upload is kept (under the order, removed with its files at
   // retention); not owned. Without it a voice search is refused as unavailable.
   storage::ObjectStore* uploads = nullptr;
+  // The hosts a POST /orders `webhook` may use plain http and private addresses for
+  // (MEDIAGEN_WEBHOOK_ALLOW_HOSTS); null: none. Not owned.
+  const webhooks::AllowList* webhook_allow = nullptr;
   // The time the policy cooldown is judged by (POST /orders, order retry); null: the system
   // clock. Not owned.
   const Clock* clock = nullptr;

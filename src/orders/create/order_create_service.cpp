@@ -290,6 +290,12 @@ Result<OrderWritten> create_order(db::Db& db, const Caller& caller, CreateReques
   order.task_data = to_json_text(req.task_data);
   order.input_text = req.text;
   order.topup = req.topup;
+  // A name the URL check could not judge: where it resolves now (the delivery checks again).
+  if (req.webhook_host && webhooks::resolves_to_refused(*req.webhook_host)) {
+    req.errors.add("webhook", Message{"validation.webhook_address", {{"attribute", "webhook"}}});
+    req.webhook.reset();
+  }
+  order.webhook = req.webhook;
 
   // From a template: read, checked (403 / 404 first) and resolved in the creating transaction,
   // so the order is one commit; a template that no longer passes the schema is a shape problem,

@@ -88,7 +88,12 @@ const db::Statement kInsertOrder{
     "   t.tok, o.created_at"
     "  FROM o, t"
     "  RETURNING 1),"
-    " texts AS (INSERT INTO order_item_texts (item_id, text) SELECT id, txt FROM t WHERE txt IS NOT NULL)"
+    " texts AS (INSERT INTO order_item_texts (item_id, text) SELECT id, txt FROM t WHERE txt IS NOT NULL),"
+    // The order's webhook ($32 url, $33 events), or - an order retry without one - the original's.
+    " hook AS (INSERT INTO order_webhooks (order_id, url, events)"
+    "  SELECT o.id, w.url, w.events FROM o, ("
+    "   SELECT $32 AS url, $33::text[] AS events WHERE $32 <> ''"
+    "   UNION ALL SELECT url, events FROM order_webhooks WHERE $32 = '' AND order_id = NULLIF($21, '')::uuid) w)"
     " SELECT (extract(epoch from o.created_at) * 1000000)::bigint, (SELECT count(*) FROM ins), txid_current() FROM o"};
 
 // The template-less services (sfx, music): the service's first active model and its engine.
@@ -208,7 +213,8 @@ OrderInserted insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert&
       std::string(to_string(order.chunker.unit)), price.minor, price.from_quota, price.from_payg,
       order.retry_of.value_or(""), int_array(index), optional_int_array(paragraph), db::text_array(texts),
       int_array(length), int_array(billable), int_array(max_billable), int_array(raw), int_array(in.chunk_tokens),
-      int_array(quota_part), int_array(money_part))[0];
+      int_array(quota_part), int_array(money_part), order.webhook ? order.webhook->url : std::string(),
+      db::text_array(order.webhook ? order.webhook->events : std::vector<std::string>{}))[0];
   return OrderInserted{.created_at = TimePoint{std::chrono::microseconds{row[0].as<std::int64_t>()}},
                        .xid = row[2].as<std::int64_t>()};
 }

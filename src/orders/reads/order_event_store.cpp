@@ -2,6 +2,7 @@
 #include "order_event_store.hpp"
 
 #include "mediagen/db/pg.hpp"
+#include "mediagen/webhooks/webhooks.hpp"
 #include "order_row_store.hpp"
 
 namespace mediagen::orders {
@@ -13,7 +14,8 @@ namespace {
 // event_seq is in no index, so this is a HOT update; updated_at stays as it is.
 const db::Statement kBumpOrder{
     "order_events_bump_order",
-    "UPDATE orders SET event_seq = event_seq + 1 WHERE id = $1::uuid RETURNING event_seq, " MG_ORDER_COLUMNS};
+    "UPDATE orders SET event_seq = event_seq + 1 WHERE id = $1::uuid RETURNING event_seq, " MG_ORDER_COLUMNS
+    ", " MG_WEBHOOK_UNRENDERED_SQL};
 
 // An item's event: the bump (only when the item belongs to the order, so a bad note leaves no
 // gap in the seqs), then, in the same transaction, the item read by a statement of its own.
@@ -24,7 +26,7 @@ const db::Statement kBumpForItem{
     "order_events_bump_for_item",
     "UPDATE orders SET event_seq = event_seq + 1 WHERE id = $1::uuid"
     " AND EXISTS (SELECT 1 FROM order_items WHERE id = $2::uuid AND order_id = $1::uuid)"
-    " RETURNING event_seq"};
+    " RETURNING event_seq, " MG_WEBHOOK_UNRENDERED_SQL};
 const db::Statement kItem{"order_events_item", "SELECT " MG_ITEM_COLUMNS " FROM order_items WHERE id = $1::uuid"};
 
 const db::Statement kSnapshot{"order_events_snapshot",
@@ -40,7 +42,8 @@ constexpr const char* kSessionSetup = "SET synchronous_commit = off; SET lock_ti
 std::optional<WithSeq<Order>> bump_order_seq(db::Db& db, const std::string& order_id) {
   const auto rows = db::read(db, [&](db::Tx& tx) { return db.exec(tx, kBumpOrder, order_id); });
   if (rows.empty()) return std::nullopt;
-  return WithSeq<Order>{order_from_row(rows[0].slice(1, 1 + kOrderColumns)), rows[0][0].as<std::int64_t>()};
+  return WithSeq<Order>{order_from_row(rows[0].slice(1, 1 + kOrderColumns)), rows[0][0].as<std::int64_t>(),
+                        rows[0][1 + kOrderColumns].as<bool>()};
 }
 
 std::optional<WithSeq<Item>> bump_item_seq(db::Db& db, const std::string& order_id, const std::string& item_id) {
@@ -49,7 +52,7 @@ std::optional<WithSeq<Item>> bump_item_seq(db::Db& db, const std::string& order_
     if (bumped.empty()) return std::nullopt;
     const auto rows = db.exec(tx, kItem, item_id);
     if (rows.empty()) return std::nullopt;  // cannot happen: items are never deleted
-    return WithSeq<Item>{item_from_row(rows[0]), bumped[0][0].as<std::int64_t>()};
+    return WithSeq<Item>{item_from_row(rows[0]), bumped[0][0].as<std::int64_t>(), bumped[0][1].as<bool>()};
   });
 }
 

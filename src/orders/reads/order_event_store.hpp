@@ -15,6 +15,7 @@ template <class T>
 struct WithSeq {
   T value;
   std::int64_t seq = 0;
+  bool webhook_pending = false;  // the order has webhook messages whose data is still to come
 };
 
 // The order's seq + 1 and the order as it is at that moment; nullopt when there is no such order.

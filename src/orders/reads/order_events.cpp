@@ -15,6 +15,7 @@
 #include "mediagen/db/connection.hpp"
 #include "mediagen/db/transact.hpp"
 #include "mediagen/realtime/channel.hpp"
+#include "mediagen/webhooks/webhooks.hpp"
 #include "order_event_store.hpp"
 
 namespace mediagen::orders {
@@ -58,17 +59,23 @@ realtime::Event item_event(const Item& item, std::int64_t seq) {
                          .data = out.take(), .seq = seq};
 }
 
-// Ids are checked by the caller.
-std::optional<realtime::Event> bump_order(db::Db& db, const std::string& order_id) {
+// An event and whether webhook messages of its order wait for their data. Ids are checked by
+// the caller.
+struct Bumped {
+  realtime::Event event;
+  bool webhook_pending = false;
+};
+
+std::optional<Bumped> bump_order(db::Db& db, const std::string& order_id) {
   auto bumped = bump_order_seq(db, order_id);
   if (!bumped) return std::nullopt;
-  return order_event(bumped->value, bumped->seq);
+  return Bumped{order_event(bumped->value, bumped->seq), bumped->webhook_pending};
 }
 
-std::optional<realtime::Event> bump_item(db::Db& db, const std::string& order_id, const std::string& item_id) {
+std::optional<Bumped> bump_item(db::Db& db, const std::string& order_id, const std::string& item_id) {
   auto bumped = bump_item_seq(db, order_id, item_id);
   if (!bumped) return std::nullopt;
-  return item_event(bumped->value, bumped->seq);
+  return Bumped{item_event(bumped->value, bumped->seq), bumped->webhook_pending};
 }
 
 // The publisher's connection and what it knows about it.
@@ -90,6 +97,7 @@ struct OrderEventPublisher::State {
   db::ConnectLimits limits;
   realtime::Broadcaster& broadcaster;
   InfraCounters& counters;
+  std::function<void()> webhook_ready;
 
   std::mutex mutex;
   std::condition_variable cv;
@@ -99,8 +107,8 @@ struct OrderEventPublisher::State {
   bool stopping = false;
   std::thread thread;
 
-  State(std::string u, db::ConnectLimits l, realtime::Broadcaster& b, InfraCounters& c)
-      : url(std::move(u)), limits(l), broadcaster(b), counters(c) {}
+  State(std::string u, db::ConnectLimits l, realtime::Broadcaster& b, InfraCounters& c, std::function<void()> w)
+      : url(std::move(u)), limits(l), broadcaster(b), counters(c), webhook_ready(std::move(w)) {}
 
   template <class It>
   void push(It first, It last) {
@@ -131,7 +139,7 @@ struct OrderEventPublisher::State {
       ++link.paused_drops;
       return;
     }
-    std::optional<realtime::Event> event;
+    std::optional<Bumped> event;
     try {
       if (!link.session_ready) {
         prepare_event_session(link.db);
@@ -156,8 +164,21 @@ struct OrderEventPublisher::State {
       log::debug("order event dropped: no such order or item", {{"order_id", order_id}, {"id", change.id}});
       return;
     }
+    // The webhook messages of this change take the event's data, seq and all. A failure here
+    // leaves them to the deliverer, which renders them itself after its grace.
+    if (event->webhook_pending) {
+      try {
+        if (webhooks::fill_order_event(link.db, order_id, item ? change.id : order_id, event->event.data) && webhook_ready) {
+          webhook_ready();
+        }
+      } catch (const std::exception& e) {
+        link.db.reset();
+        link.session_ready = false;
+        log::warn("webhook data not filled in", {{"order_id", order_id}, {"error", e.what()}});
+      }
+    }
     try {
-      broadcaster.publish(std::move(*event));
+      broadcaster.publish(std::move(event->event));
     } catch (const std::exception& e) {
       log::error("order event not published", {{"order_id", order_id}, {"error", e.what()}});
     }
@@ -186,8 +207,9 @@ struct OrderEventPublisher::State {
 };
 
 OrderEventPublisher::OrderEventPublisher(std::string database_url, realtime::Broadcaster& broadcaster,
-                                         InfraCounters& counters, db::ConnectLimits limits)
-    : state_(std::make_unique<State>(std::move(database_url), limits, broadcaster, counters)) {}
+                                         InfraCounters& counters, db::ConnectLimits limits,
+                                         std::function<void()> webhook_ready)
+    : state_(std::make_unique<State>(std::move(database_url), limits, broadcaster, counters, std::move(webhook_ready))) {}
 
 OrderEventPublisher::~OrderEventPublisher() { stop(); }
 
@@ -210,6 +232,14 @@ void OrderEventPublisher::stop() {
 void OrderEventPublisher::changed(OrderChange change) { state_->push(&change, &change + 1); }
 
 void OrderEventPublisher::changed(std::vector<OrderChange> changes) { state_->push(changes.begin(), changes.end()); }
+
+std::optional<std::string> webhook_event_data(db::Db& db, const std::string& order_id, const std::string& subject_id,
+                                              bool item) {
+  if (!OrderId::parse(order_id) || (item && !ItemId::parse(subject_id))) return std::nullopt;
+  auto bumped = item ? bump_item(db, order_id, subject_id) : bump_order(db, order_id);
+  if (!bumped) return std::nullopt;
+  return std::move(bumped->event.data);
+}
 
 std::optional<realtime::Event> order_snapshot(db::Db& db, const OrderId& order_id) {
   auto current = read_order_seq(db, order_id.str());

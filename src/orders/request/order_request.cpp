@@ -1,5 +1,7 @@
 #include "mediagen/orders/request.hpp"
 
+#include <algorithm>
+
 #include "mediagen/core/idempotency_key.hpp"
 #include "mediagen/core/uuid_id.hpp"
 #include "mediagen/orders/order.hpp"
@@ -67,9 +69,52 @@ void read_config_override(CreateRequest& r, const json* value) {
   }
 }
 
+// `webhook` (an absolute URL deliveries may go to) and `webhook_events_filter` (a non-empty
+// subset of the order events; default order.updated). A filter without a webhook is checked and
+// has nothing to filter.
+void read_webhook(CreateRequest& r, const json& body, const webhooks::AllowList& allow) {
+  std::vector<std::string> events;
+  if (const json* filter = present_field(body, "webhook_events_filter")) {
+    std::string values;
+    for (auto t : webhooks::kOrderEventTypes) values += (values.empty() ? "" : ", ") + std::string(t);
+    bool ok = filter->is_array() && !filter->empty();
+    for (std::size_t i = 0; ok && i < filter->size(); ++i) {
+      const json& v = (*filter)[i];
+      const auto known = std::find_if(webhooks::kOrderEventTypes.begin(), webhooks::kOrderEventTypes.end(),
+                                      [&](std::string_view t) { return v.is_string() && v.get_ref<const std::string&>() == t; });
+      ok = known != webhooks::kOrderEventTypes.end();
+      if (ok && std::find(events.begin(), events.end(), *known) == events.end()) events.emplace_back(*known);
+    }
+    if (!ok) {
+      r.errors.add("webhook_events_filter", Message{"validation.webhook_events_filter",
+                                                    {{"attribute", "webhook_events_filter"}, {"values", values}}});
+      events.clear();
+    }
+  }
+  const json* url = present_field(body, "webhook");
+  if (!url) return;
+  if (!url->is_string()) {
+    r.errors.add("webhook", msg("validation.string", "webhook"));
+    return;
+  }
+  auto checked = webhooks::check_url(url->get_ref<const std::string&>(), allow);
+  if (!checked.url) {
+    if (checked.refusal == webhooks::UrlRefusal::address) {
+      r.errors.add("webhook", msg("validation.webhook_address", "webhook"));
+    } else {
+      r.errors.add("webhook", Message{"validation.webhook_url",
+                                      {{"attribute", "webhook"}, {"max", std::to_string(webhooks::kMaxUrlBytes)}}});
+    }
+    return;
+  }
+  if (events.empty()) events.emplace_back(webhooks::kDefaultOrderEvent);
+  r.webhook = webhooks::OrderWebhook{.url = checked.url->url, .events = std::move(events)};
+  if (!checked.url->allowed && !checked.url->literal_ip) r.webhook_host = std::move(*checked.url);
+}
+
 }  // namespace
 
-Result<CreateRequest> read_create_request(const json& body) {
+Result<CreateRequest> read_create_request(const json& body, const webhooks::AllowList* allow) {
   if (!body.is_object()) return ApiError::validation("body", msg("validation.object", "body"));
   CreateRequest r;
 
@@ -119,6 +164,7 @@ Result<CreateRequest> read_create_request(const json& body) {
     if (!v->is_string()) r.errors.add("quote_token", msg("validation.string", "quote_token"));
     else r.topup.quote_token = v->get<std::string>();
   }
+  read_webhook(r, body, allow ? *allow : webhooks::AllowList{});
   return r;
 }
 

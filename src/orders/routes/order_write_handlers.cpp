@@ -128,7 +128,7 @@ asio::awaitable<Result<http::Reply>> create_handler(Shared& s, http::RequestCont
     if (!read) co_return read.error();
     form = std::move(*read);
   }
-  auto request = read_create_request(form ? form->body : body_of(ctx));
+  auto request = read_create_request(form ? form->body : body_of(ctx), s.options.webhook_allow);
   if (!request) co_return request.error();
   auto op = [&s, &form, request = std::move(*request)](db::Db& db, const Caller& caller, OrderKeeper* kept) {
     return create_order(db, caller, request, kept,

@@ -1,0 +1,154 @@
+#include "outbox_store.hpp"
+
+#include "mediagen/db/fields.hpp"
+#include "mediagen/db/pg.hpp"
+
+namespace mediagen::webhooks {
+namespace {
+
+// Oldest due first; an order event whose data is still to come waits for the grace (events of no
+// order have no seq: the deliverer renders them at once); URLs with as many
+// attempts in flight here as allowed are left to later. Lock order: the message rows only.
+const db::Statement kClaim{
+    "webhooks_claim",
+    "WITH c AS ("
+    "  SELECT id FROM webhook_messages"
+    "  WHERE status = 'pending' AND next_attempt_at <= now()"
+    "   AND (locked_until IS NULL OR locked_until < now())"
+    "   AND (payload IS NOT NULL OR order_id IS NULL OR created_at < now() - $2 * interval '1 millisecond')"
+    "   AND NOT (url = ANY ($4::text[]))"
+    "  ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)"
+    " UPDATE webhook_messages m SET lease_token = gen_random_uuid(),"
+    "  locked_until = now() + $3 * interval '1 millisecond'"
+    " FROM c WHERE m.id = c.id"
+    " RETURNING m.id::text, m.lease_token::text, m.url, m.type, m.payload, COALESCE(m.order_id::text, ''),"
+    "  m.subject_id, m.user_id, m.endpoint_id, m.attempts + 1, (extract(epoch from m.created_at) * 1000000)::bigint,"
+    "  (SELECT e.secret FROM webhook_endpoints e WHERE e.id = m.endpoint_id),"
+    "  (SELECT e.previous_secret FROM webhook_endpoints e WHERE e.id = m.endpoint_id AND e.previous_until > now()),"
+    "  CASE WHEN m.endpoint_id IS NULL"
+    "   THEN COALESCE((SELECT w.stopped_at IS NULL FROM order_webhooks w WHERE w.order_id = m.order_id), false)"
+    "   ELSE COALESCE((SELECT e.enabled FROM webhook_endpoints e WHERE e.id = m.endpoint_id), false) END"};
+
+const db::Statement kFillClaimed{
+    "webhooks_fill_claimed",
+    "WITH f AS (UPDATE webhook_messages SET payload = $2"
+    "  WHERE event_no = (SELECT event_no FROM webhook_messages WHERE id = $1::uuid) AND payload IS NULL"
+    "  RETURNING id, payload)"
+    " SELECT COALESCE((SELECT payload FROM f WHERE id = $1::uuid),"
+    "  (SELECT payload FROM webhook_messages WHERE id = $1::uuid))"};
+
+// The statuses written here are the outbox's own ('pending', 'delivered', 'failed').
+const db::Statement kRecord{
+    "webhooks_record",
+    "WITH m AS ("
+    "  UPDATE webhook_messages SET attempts = attempts + 1, status = $3,"
+    "   next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + $4 * interval '1 second' END,"
+    "   finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END,"
+    "   lease_token = NULL, locked_until = NULL"
+    "  WHERE id = $1::uuid AND lease_token = $2::uuid RETURNING id, attempts)"
+    " INSERT INTO webhook_attempts (message_id, attempt, at, status_code, error, duration_ms)"
+    " SELECT id, attempts, to_timestamp($5::double precision / 1000000), $6, $7, $8 FROM m"
+    " ON CONFLICT (message_id, attempt) DO NOTHING RETURNING 1"};
+const db::Statement kEndpointDelivered{
+    "webhooks_endpoint_delivered",
+    "UPDATE webhook_endpoints SET failed_in_a_row = 0 WHERE id = $1 AND failed_in_a_row <> 0"};
+const db::Statement kEndpointFailed{
+    "webhooks_endpoint_failed",
+    "UPDATE webhook_endpoints SET failed_in_a_row = failed_in_a_row + 1,"
+    " enabled = enabled AND failed_in_a_row + 1 < $2,"
+    " disabled_reason = CASE WHEN enabled AND failed_in_a_row + 1 >= $2 THEN 'failing' ELSE disabled_reason END,"
+    " updated_at = now()"
+    " WHERE id = $1 RETURNING COALESCE(disabled_reason = 'failing' AND failed_in_a_row = $2, false)"};
+const db::Statement kEndpointGone{
+    "webhooks_endpoint_gone",
+    "UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'gone', updated_at = now()"
+    " WHERE id = $1 AND enabled RETURNING 1"};
+const db::Statement kOrderGone{"webhooks_order_gone",
+                               "UPDATE order_webhooks SET stopped_at = now() WHERE order_id = $1::uuid AND stopped_at IS NULL"};
+const db::Statement kDropInactive{
+    "webhooks_drop_inactive",
+    "UPDATE webhook_messages SET status = 'failed', next_attempt_at = NULL, finished_at = now(),"
+    " lease_token = NULL, locked_until = NULL WHERE id = $1::uuid AND lease_token = $2::uuid"};
+const db::Statement kPending{"webhooks_pending", "SELECT count(*) FROM webhook_messages WHERE status = 'pending'"};
+
+const char* status_name(Ending e) {
+  switch (e) {
+    case Ending::delivered: return "delivered";
+    case Ending::retry: return "pending";
+    case Ending::failed:
+    case Ending::gone: return "failed";
+  }
+  return "failed";
+}
+
+}  // namespace
+
+std::vector<Claimed> claim_due(db::Db& db, int limit, std::chrono::milliseconds grace, std::chrono::milliseconds lease,
+                               const std::vector<std::string>& busy_urls) {
+  std::vector<Claimed> out;
+  db::read(db, [&](db::Tx& tx) {
+    const auto rows = db.exec(tx, kClaim, limit, static_cast<std::int64_t>(grace.count()),
+                              static_cast<std::int64_t>(lease.count()), db::text_array(busy_urls));
+    for (const auto& r : rows) {
+      Claimed c{.id = r[0].as<std::string>(),
+                .lease = r[1].as<std::string>(),
+                .url = r[2].as<std::string>(),
+                .type = r[3].as<std::string>(),
+                .payload = db::optional_of<std::string>(r[4]),
+                .order_id = r[5].as<std::string>(),
+                .subject_id = r[6].as<std::string>(),
+                .user_id = r[7].as<std::int64_t>(),
+                .endpoint_id = db::optional_of<std::int64_t>(r[8]),
+                .attempt = r[9].as<int>(),
+                .created_at = db::time_from_micros(r[10]),
+                .active = r[13].as<bool>()};
+      if (!r[11].is_null()) c.secrets.push_back(r[11].as<std::string>());
+      if (!r[12].is_null()) c.secrets.push_back(r[12].as<std::string>());
+      out.push_back(std::move(c));
+    }
+  });
+  return out;
+}
+
+std::optional<std::string> fill_claimed(db::Db& db, const Claimed& message, const std::string& data) {
+  const auto rows = db::read(db, [&](db::Tx& tx) { return db.exec(tx, kFillClaimed, message.id, data); });
+  if (rows.empty() || rows[0][0].is_null()) return std::nullopt;
+  return rows[0][0].as<std::string>();
+}
+
+Recorded record_outcome(db::Db& db, const Claimed& message, const Outcome& outcome, int failed_in_a_row_to_disable) {
+  return db::transact(db, [&](db::Tx& tx) {
+    Recorded out;
+    const auto at_us = std::chrono::duration_cast<std::chrono::microseconds>(outcome.at.time_since_epoch()).count();
+    const auto rows = db.exec(tx, kRecord, message.id, message.lease, std::string(status_name(outcome.ending)),
+                              static_cast<std::int64_t>(outcome.retry_in.count()), at_us, outcome.status_code,
+                              outcome.error, outcome.duration_ms);
+    if (rows.empty()) {
+      out.lease_held = false;
+      return out;
+    }
+    if (outcome.ending == Ending::gone) {
+      if (message.endpoint_id) {
+        out.endpoint_disabled = !db.exec(tx, kEndpointGone, *message.endpoint_id).empty();
+      } else {
+        db.exec(tx, kOrderGone, message.order_id);
+      }
+    } else if (message.endpoint_id && outcome.ending == Ending::delivered) {
+      db.exec(tx, kEndpointDelivered, *message.endpoint_id);
+    } else if (message.endpoint_id && outcome.ending == Ending::failed) {
+      const auto e = db.exec(tx, kEndpointFailed, *message.endpoint_id, failed_in_a_row_to_disable);
+      out.endpoint_disabled = !e.empty() && e[0][0].as<bool>();
+    }
+    return out;
+  });
+}
+
+void drop_inactive(db::Db& db, const Claimed& message) {
+  db::read(db, [&](db::Tx& tx) { db.exec(tx, kDropInactive, message.id, message.lease); });
+}
+
+std::int64_t pending_messages(db::Db& db) {
+  return db::read(db, [&](db::Tx& tx) { return db.exec(tx, kPending); })[0][0].as<std::int64_t>();
+}
+
+}  // namespace mediagen::webhooks
