@@ -66,6 +66,7 @@ CREATE TABLE webhook_messages (
   CHECK (endpoint_id IS NOT NULL OR order_id IS NOT NULL)
 );
 CREATE INDEX webhook_messages_due ON webhook_messages (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX webhook_messages_due_url ON webhook_messages (url, next_attempt_at) WHERE status = 'pending';
 CREATE INDEX webhook_messages_order ON webhook_messages (order_id, created_at) WHERE order_id IS NOT NULL;
 CREATE INDEX webhook_messages_unrendered ON webhook_messages (order_id, subject_id, event_no)
   WHERE payload IS NULL AND order_id IS NOT NULL;

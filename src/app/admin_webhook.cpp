@@ -37,7 +37,7 @@ ojson log_json(const webhooks::MessageLog& m) {
   }
   return {{"id", m.id},
           {"type", m.type},
-          {"status", m.status},
+          {"status", webhooks::to_string(m.status)},
           {"attempts", attempts},
           {"next_attempt_at", m.next_attempt_at ? ojson(utc.format(*m.next_attempt_at)) : ojson()},
           {"created_at", utc.format(m.created_at)}};
@@ -123,7 +123,7 @@ int admin_webhook_rotate(const Config& config, const WebhookArgs& args) {
 int admin_webhook_deliveries(const Config& config, const WebhookArgs& args) {
   Database database(config);
   ojson out = ojson::array();
-  for (const auto& m : webhooks::endpoint_deliveries(database.db(), args.id, args.status == "failed", kLogLimit)) {
+  for (const auto& m : webhooks::endpoint_deliveries(database.db(), args.id, args.status == webhooks::to_string(webhooks::MessageStatus::failed), kLogLimit)) {
     out.push_back(log_json(m));
   }
   print(out);
@@ -134,7 +134,7 @@ int admin_webhook_redeliver(const Config& config, const WebhookArgs& args) {
   if (!WebhookMessageId::parse(args.message)) return fail("--message must be a webhook-id (a UUID)");
   Database database(config);
   if (!webhooks::redeliver(database.db(), args.message)) return fail("no webhook message with id " + args.message);
-  print({{"id", args.message}, {"status", "pending"}});
+  print({{"id", args.message}, {"status", webhooks::to_string(webhooks::MessageStatus::pending)}});
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "admin_webhook.hpp"
+#include "mediagen/webhooks/webhooks.hpp"
 
 namespace mediagen::app {
 
@@ -33,7 +34,8 @@ inline void add_webhook_commands(CLI::App& admin, WebhookCommands& c) {
   c.disable = by_id("disable", "Disable an endpoint: its messages are not sent");
   c.rotate = by_id("rotate-secret", "A new secret; the old one keeps signing beside it for 24 hours");
   c.deliveries = by_id("deliveries", "An endpoint's messages, newest first, with their attempts");
-  c.deliveries->add_option("--status", a.status)->check(CLI::IsMember({"failed"}));
+  c.deliveries->add_option("--status", a.status, "Only the messages that ended failed")
+      ->check(CLI::IsMember({std::string(webhooks::to_string(webhooks::MessageStatus::failed))}));
   c.redeliver = webhook->add_subcommand("redeliver", "Send a message again now (its webhook-id stays)");
   c.redeliver->add_option("--message", a.message)->required();
 }

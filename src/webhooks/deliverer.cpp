@@ -95,14 +95,6 @@ struct Deliverer::State {
     if (multi) curl_multi_cleanup(multi);
   }
 
-  std::vector<std::string> busy_urls() const {
-    std::vector<std::string> out;
-    for (const auto& [url, n] : per_url) {
-      if (n >= options.max_in_flight_per_url) out.push_back(url);
-    }
-    return out;
-  }
-
   // The message's data, rendered now when nobody filled it in; nullopt: its subject is gone.
   std::optional<std::string> data_of(db::Db& db, const Claimed& m) {
     if (m.payload) return m.payload;
@@ -230,8 +222,14 @@ struct Deliverer::State {
   bool look(db::Db& db) {
     const int room = options.max_in_flight - static_cast<int>(transfers.size());
     if (room <= 0) return false;
-    const auto lease = options.timeout + std::chrono::seconds(30);
-    auto claimed = claim_due(db, room, options.render_grace, lease, busy_urls());
+    // Past the attempt's own limit with room for recording it; a lease lost with its instance
+    // (kill -9) frees the message this long after it was claimed.
+    const auto lease = 2 * options.timeout + std::chrono::seconds(5);
+    auto claimed = claim_due(db, ClaimLimits{.total = room,
+                                             .per_url = options.max_in_flight_per_url,
+                                             .in_flight = per_url,
+                                             .grace = options.render_grace,
+                                             .lease = lease});
     const bool full = static_cast<int>(claimed.size()) == room;
     for (auto& m : claimed) {
       const std::string id = m.id;
@@ -250,6 +248,8 @@ struct Deliverer::State {
     int left = 0;
     while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
       if (msg->msg != CURLMSG_DONE) continue;
+      // A slot is free (of this URL's too): look for due messages again at once.
+      woken.store(true, std::memory_order_relaxed);
       try {
         finish(db, msg->easy_handle, msg->data.result);
       } catch (const db::Unavailable&) {

@@ -2,25 +2,32 @@
 
 #include "mediagen/db/fields.hpp"
 #include "mediagen/db/pg.hpp"
+#include "mediagen/webhooks/webhooks.hpp"
 
 namespace mediagen::webhooks {
 namespace {
 
-// Oldest due first; an order event whose data is still to come waits for the grace (events of no
-// order have no seq: the deliverer renders them at once); URLs with as many
-// attempts in flight here as allowed are left to later. Lock order: the message rows only.
+// Oldest due first, and per URL no more than it may still have in flight here ($4 the URLs with
+// attempts in flight, $5 how many, $6 the cap per URL): one URL with a backlog cannot take every
+// slot. An order event whose data is still to come waits for the grace (events of no order have
+// no seq: the deliverer renders them at once). Lock order: the message rows only.
+#define MG_DUE                                                                                          \
+  "status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())" \
+  " AND (payload IS NOT NULL OR order_id IS NULL OR created_at < now() - $2 * interval '1 millisecond')"
 const db::Statement kClaim{
     "webhooks_claim",
-    "WITH c AS ("
-    "  SELECT id FROM webhook_messages"
-    "  WHERE status = 'pending' AND next_attempt_at <= now()"
-    "   AND (locked_until IS NULL OR locked_until < now())"
-    "   AND (payload IS NOT NULL OR order_id IS NULL OR created_at < now() - $2 * interval '1 millisecond')"
-    "   AND NOT (url = ANY ($4::text[]))"
-    "  ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)"
+    "WITH urls AS (SELECT DISTINCT url FROM webhook_messages WHERE " MG_DUE " LIMIT 1000),"
+    " busy AS (SELECT u AS url, n FROM unnest($4::text[], $5::int[]) AS b(u, n)),"
+    " cand AS (SELECT c.id, c.next_attempt_at FROM urls"
+    "  CROSS JOIN LATERAL (SELECT m.id, m.next_attempt_at FROM webhook_messages m"
+    "   WHERE m.url = urls.url AND " MG_DUE
+    "   ORDER BY m.next_attempt_at"
+    "   LIMIT greatest(0, $6 - COALESCE((SELECT n FROM busy WHERE busy.url = urls.url), 0))) c"
+    "  ORDER BY c.next_attempt_at LIMIT $1),"
+    " picked AS (SELECT id FROM webhook_messages WHERE id IN (SELECT id FROM cand) FOR UPDATE SKIP LOCKED)"
     " UPDATE webhook_messages m SET lease_token = gen_random_uuid(),"
     "  locked_until = now() + $3 * interval '1 millisecond'"
-    " FROM c WHERE m.id = c.id"
+    " FROM picked WHERE m.id = picked.id"
     " RETURNING m.id::text, m.lease_token::text, m.url, m.type, m.payload, COALESCE(m.order_id::text, ''),"
     "  m.subject_id, m.user_id, m.endpoint_id, m.attempts + 1, (extract(epoch from m.created_at) * 1000000)::bigint,"
     "  (SELECT e.secret FROM webhook_endpoints e WHERE e.id = m.endpoint_id),"
@@ -71,24 +78,32 @@ const db::Statement kDropInactive{
     " lease_token = NULL, locked_until = NULL WHERE id = $1::uuid AND lease_token = $2::uuid"};
 const db::Statement kPending{"webhooks_pending", "SELECT count(*) FROM webhook_messages WHERE status = 'pending'"};
 
-const char* status_name(Ending e) {
+MessageStatus status_after(Ending e) {
   switch (e) {
-    case Ending::delivered: return "delivered";
-    case Ending::retry: return "pending";
+    case Ending::delivered: return MessageStatus::delivered;
+    case Ending::retry: return MessageStatus::pending;
     case Ending::failed:
-    case Ending::gone: return "failed";
+    case Ending::gone: return MessageStatus::failed;
   }
-  return "failed";
+  return MessageStatus::failed;
 }
 
 }  // namespace
 
-std::vector<Claimed> claim_due(db::Db& db, int limit, std::chrono::milliseconds grace, std::chrono::milliseconds lease,
-                               const std::vector<std::string>& busy_urls) {
+std::vector<Claimed> claim_due(db::Db& db, const ClaimLimits& limits) {
   std::vector<Claimed> out;
+  std::vector<std::string> urls;
+  std::string counts = "{";
+  for (const auto& [url, n] : limits.in_flight) {
+    if (!urls.empty()) counts += ',';
+    urls.push_back(url);
+    counts += std::to_string(n);
+  }
+  counts += '}';
   db::read(db, [&](db::Tx& tx) {
-    const auto rows = db.exec(tx, kClaim, limit, static_cast<std::int64_t>(grace.count()),
-                              static_cast<std::int64_t>(lease.count()), db::text_array(busy_urls));
+    const auto rows = db.exec(tx, kClaim, limits.total, static_cast<std::int64_t>(limits.grace.count()),
+                              static_cast<std::int64_t>(limits.lease.count()), db::text_array(urls), counts,
+                              limits.per_url);
     for (const auto& r : rows) {
       Claimed c{.id = r[0].as<std::string>(),
                 .lease = r[1].as<std::string>(),
@@ -120,7 +135,7 @@ Recorded record_outcome(db::Db& db, const Claimed& message, const Outcome& outco
   return db::transact(db, [&](db::Tx& tx) {
     Recorded out;
     const auto at_us = std::chrono::duration_cast<std::chrono::microseconds>(outcome.at.time_since_epoch()).count();
-    const auto rows = db.exec(tx, kRecord, message.id, message.lease, std::string(status_name(outcome.ending)),
+    const auto rows = db.exec(tx, kRecord, message.id, message.lease, std::string(to_string(status_after(outcome.ending))),
                               static_cast<std::int64_t>(outcome.retry_in.count()), at_us, outcome.status_code,
                               outcome.error, outcome.duration_ms);
     if (rows.empty()) {

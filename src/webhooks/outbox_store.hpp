@@ -3,6 +3,7 @@
 // record an attempt's outcome where the lease still holds, count what waits.
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,8 +29,15 @@ struct Claimed {
   bool active = true;                // the endpoint is enabled, the order's URL not stopped
 };
 
-std::vector<Claimed> claim_due(db::Db& db, int limit, std::chrono::milliseconds grace, std::chrono::milliseconds lease,
-                               const std::vector<std::string>& busy_urls);
+struct ClaimLimits {
+  int total = 0;                       // messages to claim at most
+  int per_url = 4;                     // in flight here per URL, these included
+  const std::map<std::string, int>& in_flight;  // this instance's attempts in flight, per URL
+  std::chrono::milliseconds grace{0};  // an order event's data is left to the publisher this long
+  std::chrono::milliseconds lease{0};
+};
+
+std::vector<Claimed> claim_due(db::Db& db, const ClaimLimits& limits);
 
 // The data of every message of the claimed one's change that still has none; the message's own
 // data afterwards (someone else's fill may have come first).

@@ -21,7 +21,7 @@ void write_log(JsonWriter& out, const MessageLog& m, const http::RequestContext&
   out.begin_object();
   out.field("id", std::string_view(m.id));
   out.field("type", std::string_view(m.type));
-  out.field("status", std::string_view(m.status));
+  out.field("status", to_string(m.status));
   out.key("attempts").begin_array();
   for (const auto& a : m.attempts) {
     out.begin_object();

@@ -88,7 +88,7 @@ std::vector<MessageLog> logs_from(db::Db& db, db::Tx& tx, const pqxx::result& ro
   std::vector<std::string> ids;
   std::map<std::string, std::size_t> index;
   for (const auto& r : rows) {
-    MessageLog m{.id = r[0].as<std::string>(), .type = r[1].as<std::string>(), .status = r[2].as<std::string>(),
+    MessageLog m{.id = r[0].as<std::string>(), .type = r[1].as<std::string>(), .status = parse_message_status(r[2].as<std::string>()).value_or(MessageStatus::failed),
                  .url = r[3].as<std::string>(), .created_at = db::time_from_micros(r[6])};
     if (!r[4].as<bool>()) m.next_attempt_at = db::time_from_micros(r[5]);
     index[m.id] = out.size();

@@ -74,7 +74,11 @@ def may_name_statuses(rel):
                        os.path.join("src", "billing", "usage_store.cpp"),
                        os.path.join("src", "reseller", "gift_code_status.cpp"),
                        os.path.join("src", "reseller", "reseller_store.cpp"),
-                       os.path.join("src", "compat", "compat_service.cpp")}
+                       os.path.join("src", "compat", "compat_service.cpp"),
+                       # Webhook messages: their status file and the outbox's two stores.
+                       os.path.join("src", "webhooks", "message_status.cpp"),
+                       os.path.join("src", "webhooks", "outbox_store.cpp"),
+                       os.path.join("src", "webhooks", "webhook_store.cpp")}
             or (rel.startswith(os.path.join("src", "orders")) and is_store(rel))
             or rel in {os.path.join("src", "orders", "preview", "preview.cpp")})
 

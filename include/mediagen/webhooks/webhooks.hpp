@@ -24,6 +24,12 @@ inline constexpr std::array<std::string_view, 5> kEventTypes{"order.updated", "o
 inline constexpr std::array<std::string_view, 2> kOrderEventTypes{"order.updated", "order.item.updated"};
 inline constexpr std::string_view kDefaultOrderEvent = "order.updated";
 
+// A message's state: waiting for an attempt (pending), answered 2xx (delivered), or given up
+// (failed: the schedule ran out, 410, a disabled endpoint).
+enum class MessageStatus { pending, delivered, failed };
+std::string_view to_string(MessageStatus status);
+std::optional<MessageStatus> parse_message_status(std::string_view text);
+
 // ---- Standard Webhooks (standardwebhooks.com) ----
 
 // "whsec_" + base64 of 32 random bytes.
@@ -69,7 +75,7 @@ struct Attempt {
 struct MessageLog {
   std::string id;
   std::string type;
-  std::string status;  // pending | delivered | failed
+  MessageStatus status = MessageStatus::pending;
   std::optional<std::string> url;
   std::vector<Attempt> attempts;
   std::optional<TimePoint> next_attempt_at;
