@@ -31,6 +31,12 @@ std::optional<std::string> clean_name(std::string_view raw) {
   return name;
 }
 
+// RFC 3986's unreserved and reserved characters, and '%'.
+bool uri_char(char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("-._~:/?#[]@!$&'()*+,;=%").find(c) != std::string_view::npos;
+}
+
 bool is_localhost(std::string_view name) {
   constexpr std::string_view kSuffix = ".localhost";
   return name == "localhost" ||
@@ -81,6 +87,15 @@ struct Parsed {
 // reported through `scheme_refused`.
 std::optional<Parsed> read_url(std::string_view text, bool& scheme_refused) {
   if (text.empty() || text.size() > kMaxUrlBytes) return std::nullopt;
+  // Only the characters RFC 3986 lets a URL hold (other text is percent-encoded, names punycoded),
+  // and only http(s) with an authority. Both are checked before Boost.URL 1.81 sees the text: it
+  // asserts, instead of refusing, on some characters in a path without an authority ("p:\"").
+  if (!std::all_of(text.begin(), text.end(), uri_char)) return std::nullopt;
+  const std::string head = ascii_lower(text.substr(0, 8));
+  if (head.rfind("http://", 0) != 0 && head.rfind("https://", 0) != 0) {
+    scheme_refused = text.find(':') != std::string_view::npos;
+    return std::nullopt;
+  }
   const auto parsed = boost::urls::parse_absolute_uri(text);
   if (!parsed) return std::nullopt;
   const boost::urls::url_view& u = *parsed;

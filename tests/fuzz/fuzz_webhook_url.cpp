@@ -31,9 +31,10 @@ void check_addresses(const std::uint8_t* data, std::size_t size) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  mediagen::fuzz::Lines lines(mediagen::fuzz::as_text(data, size));
-  const std::string url(lines.next());
-  const std::string allow_text(lines.next());
+  mediagen::fuzz::Lines lines{mediagen::fuzz::as_text(data, size)};
+  std::string_view url, allow_text;
+  lines.next(url);
+  lines.next(allow_text);
   const AllowList none;
   const AllowList allow = AllowList::parse(allow_text);
 
