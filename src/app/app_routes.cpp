@@ -21,6 +21,9 @@
 #include "mediagen/templates/routes.hpp"
 #include "mediagen/voices/routes.hpp"
 #include "mediagen/webhooks/routes.hpp"
+#include "mediagen/webhooks/webhooks.hpp"
+#include "mediagen/core/log.hpp"
+#include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/workers/content_check.hpp"
 #include "settings.hpp"
 
@@ -99,9 +102,18 @@ void App::register_routes(const AppOptions& options) {
                                  .on_queued = [this](cache::Redis&) { work_queued(); }});
   orders::register_preview_routes(
       router_, blocking_,
-      {.redis_prefix = config_.redis_prefix, .on_ready = [this](UserId user, std::string_view preview_id) {
+      {.redis_prefix = config_.redis_prefix,
+       .on_ready = [this](db::Resources& r, UserId user, std::string_view preview_id) {
          nlohmann::json data = {{"preview_id", preview_id}, {"status", "ready"}};
-         hub_.publish({.channel = realtime::preview_channel(user), .name = "ready", .data = to_json_text(data)});
+         std::string text = to_json_text(data);
+         hub_.publish({.channel = realtime::preview_channel(user), .name = "ready", .data = text});
+         // Only the account's endpoints take it; a failure costs the webhook, not the preview.
+         try {
+           webhooks::note_event(r.db, user, "preview.ready", preview_id, text);
+           webhooks_.wake();
+         } catch (const std::exception& e) {
+           log::warn("preview.ready webhook not written", {{"error", std::string_view(e.what())}});
+         }
        }});
   realtime::register_auth_routes(router_, blocking_,
                                  {.signer = channel_signer_, .on_granted = [this](db::Resources& r, const realtime::Grant& g) {

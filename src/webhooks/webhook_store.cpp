@@ -33,6 +33,12 @@ const db::Statement kOrderMessages{
     "SELECT " MG_MESSAGE_COLUMNS " FROM webhook_messages m"
     " WHERE m.order_id = $1::uuid AND m.user_id = $2 AND m.endpoint_id IS NULL"
     " ORDER BY m.created_at, m.id LIMIT $3"};
+const db::Statement kNoteEvent{
+    "webhooks_note_event",
+    "WITH n AS (SELECT nextval('webhook_event_no') AS v)"
+    " INSERT INTO webhook_messages (event_no, user_id, endpoint_id, subject_id, type, url, payload, next_attempt_at)"
+    " SELECT n.v, e.user_id, e.id, $3, $2, e.url, $4, clock_timestamp() FROM n, webhook_endpoints e"
+    " WHERE e.user_id = $1 AND e.enabled AND $2 = ANY (e.events)"};
 const db::Statement kOrderOwned{"webhooks_order_owned",
                                 "SELECT 1 FROM orders WHERE id = $1::uuid AND user_id = $2"};
 const db::Statement kEndpointMessages{
@@ -123,6 +129,12 @@ bool fill_order_event(db::Db& db, std::string_view order_id, std::string_view su
     return db.exec(tx, kFill, std::string(order_id), std::string(subject_id), std::string(data));
   });
   return rows.affected_rows() > 0;
+}
+
+void note_event(db::Db& db, UserId user, std::string_view type, std::string_view subject_id, std::string_view data) {
+  db::read(db, [&](db::Tx& tx) {
+    db.exec(tx, kNoteEvent, user.value, std::string(type), std::string(subject_id), std::string(data));
+  });
 }
 
 std::optional<std::vector<MessageLog>> order_deliveries(db::Db& db, UserId user, std::string_view order_id,

@@ -333,6 +333,21 @@ class WebhookTests(OrderFixtures, E2ETestCase):
         disabled = self.cli("admin", "webhook", "disable", "--id", str(made["id"]))
         self.assertFalse(disabled["enabled"])
 
+    def test_an_account_endpoint_gets_preview_ready(self):
+        user, key = self.account(balance=1_000_000)
+        template = self.template(key)
+        path, url = self.hook()
+        made = self.cli("admin", "webhook", "add", "--user", str(user["id"]), "--url", url, "--events", "preview.ready")
+        sentence = f"Sentence {uuid.uuid4().hex[:8]} of a long text for the background preview goes here. "
+        text = (sentence * (60_000 // len(sentence) + 1))[:59_999] + "."
+        r = self.server.api("POST", "/orders/chunks/preview", key, body={"template_id": template, "input_text": text})
+        self.assertEqual(r.status, 202, r)
+        preview_id = r.body["data"]["preview_id"]
+        got = self.receiver.wait(lambda ds: len(ds) >= 1, path, timeout=120)
+        self.assertSigned(got, made["secret"])
+        self.assertEqual([(b["type"], b["data"]) for b in bodies(got)],
+                         [("preview.ready", {"preview_id": preview_id, "status": "ready"})])
+
     def test_the_cli_refuses_bad_endpoints(self):
         user, _ = self.account()
         for url, events in (("http://10.0.0.1/x", ""), ("ftp://example.com/", ""), ("https://example.com/", "nope")):

@@ -66,13 +66,18 @@ bool is_processing(std::string_view stored);
 
 #include "mediagen/http/routes_fwd.hpp"
 
+namespace mediagen::db {
+struct Resources;
+}
+
 namespace mediagen::orders {
 
 struct PreviewOptions {
   std::string redis_prefix;
-  // Called (on a blocking-pool thread) when a background preview is ready: the realtime
-  // `ready` event on private-chunks.preview.{userId} is sent from here.
-  std::function<void(UserId user, std::string_view preview_id)> on_ready;
+  // Called (on a blocking-pool thread, with its connections) when a background preview is ready:
+  // the realtime `ready` event on private-chunks.preview.{userId} and the preview.ready webhook
+  // messages are sent from here.
+  std::function<void(db::Resources& r, UserId user, std::string_view preview_id)> on_ready;
 };
 
 // POST /orders/chunks/preview, GET /orders/chunks/preview, GET /orders/chunks/preview/{previewId}.

@@ -63,6 +63,10 @@ bool fill_order_event(db::Db& db, std::string_view order_id, std::string_view su
 #define MG_WEBHOOK_UNRENDERED_SQL \
   "EXISTS (SELECT 1 FROM webhook_messages wm WHERE wm.order_id = $1::uuid AND wm.payload IS NULL)"
 
+// Messages of an event that has no row of its own to trigger them (preview.ready: a preview
+// lives in Redis), with its data, to every enabled endpoint of the account that takes it.
+void note_event(db::Db& db, UserId user, std::string_view type, std::string_view subject_id, std::string_view data);
+
 // ---- the delivery log ----
 
 struct Attempt {

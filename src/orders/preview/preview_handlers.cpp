@@ -77,7 +77,7 @@ asio::awaitable<Result<http::Reply>> post_preview(Shared& s, http::RequestContex
       s.pool.submit([&s, user, id, text = req.input_text, plan_settings = *settings](db::Resources& bg) {
         try {
           s.store.put(bg.redis, user, id, render_plan(plan_chunks(text, plan_settings.chunker), plan_settings, id));
-          if (s.options.on_ready) s.options.on_ready(user, id);
+          if (s.options.on_ready) s.options.on_ready(bg, user, id);
         } catch (const std::exception& e) {
           log::error("background preview failed", {{"error", e.what()}});
         }
