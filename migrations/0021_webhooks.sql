@@ -105,6 +105,8 @@ BEGIN
   SELECT n, owner, e.id, order_ref, subject, kind, e.url, clock_timestamp()
     FROM webhook_endpoints e
    WHERE e.user_id = owner AND e.enabled AND kind = ANY (e.events);
+  -- Delivered at commit, to every instance's deliverer; one per transaction however many.
+  PERFORM pg_notify('mediagen_webhooks', '');
 END $$;
 
 CREATE FUNCTION webhook_note_order() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -21,9 +21,6 @@
 #include "mediagen/templates/routes.hpp"
 #include "mediagen/voices/routes.hpp"
 #include "mediagen/webhooks/routes.hpp"
-#include "mediagen/webhooks/webhooks.hpp"
-#include "mediagen/core/log.hpp"
-#include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/workers/content_check.hpp"
 #include "settings.hpp"
 
@@ -103,18 +100,7 @@ void App::register_routes(const AppOptions& options) {
   orders::register_preview_routes(
       router_, blocking_,
       {.redis_prefix = config_.redis_prefix,
-       .on_ready = [this](db::Resources& r, UserId user, std::string_view preview_id) {
-         nlohmann::json data = {{"preview_id", preview_id}, {"status", "ready"}};
-         std::string text = to_json_text(data);
-         hub_.publish({.channel = realtime::preview_channel(user), .name = "ready", .data = text});
-         // Only the account's endpoints take it; a failure costs the webhook, not the preview.
-         try {
-           webhooks::note_event(r.db, user, "preview.ready", preview_id, text);
-           webhooks_.wake();
-         } catch (const std::exception& e) {
-           log::warn("preview.ready webhook not written", {{"error", std::string_view(e.what())}});
-         }
-       }});
+       .on_ready = [this](db::Resources& r, UserId user, std::string_view id) { preview_ready(r, user, id); }});
   realtime::register_auth_routes(router_, blocking_,
                                  {.signer = channel_signer_, .on_granted = [this](db::Resources& r, const realtime::Grant& g) {
                                     return hub_.record_grant(r.redis, g);

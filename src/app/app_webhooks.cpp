@@ -1,7 +1,15 @@
-// The webhook deliverer's wiring: its settings, and the events it renders itself when nobody
-// filled in a message's data (the same payloads as the realtime events, from each domain).
+// The webhook deliverer's wiring: its settings, the events it renders itself when nobody filled
+// in a message's data (the same payloads as the realtime events, from each domain), and the
+// background preview's `ready`, which has no row for a trigger to see.
+#include <nlohmann/json.hpp>
+
 #include "mediagen/app/app.hpp"
+#include "mediagen/core/json_text.hpp"
+#include "mediagen/core/log.hpp"
 #include "mediagen/core/uuid_id.hpp"
+#include "mediagen/db/blocking_pool.hpp"
+#include "mediagen/realtime/channel.hpp"
+#include "mediagen/webhooks/webhooks.hpp"
 #include "mediagen/reseller/gift_codes.hpp"
 #include "mediagen/voices/clones.hpp"
 #include "settings.hpp"
@@ -43,6 +51,19 @@ webhooks::DelivererOptions App::webhook_options() const {
         }
         return std::nullopt;
       }};
+}
+
+void App::preview_ready(db::Resources& r, UserId user, std::string_view preview_id) {
+  nlohmann::json data = {{"preview_id", preview_id}, {"status", "ready"}};
+  std::string text = to_json_text(data);
+  hub_.publish({.channel = realtime::preview_channel(user), .name = "ready", .data = text});
+  // Only the account's endpoints take it; a failure costs the webhook, not the preview.
+  try {
+    webhooks::note_event(r.db, user, "preview.ready", preview_id, text);
+    webhooks_.wake();
+  } catch (const std::exception& e) {
+    log::warn("preview.ready webhook not written", {{"error", std::string_view(e.what())}});
+  }
 }
 
 }  // namespace mediagen::app

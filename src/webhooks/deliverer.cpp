@@ -13,6 +13,7 @@
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/connection.hpp"
 #include "mediagen/webhooks/webhooks.hpp"
+#include "outbox_listener.hpp"
 #include "outbox_store.hpp"
 
 namespace mediagen::webhooks {
@@ -22,7 +23,8 @@ using std::chrono::steady_clock;
 
 // What is kept of a receiver's answer: nothing is read from it but its status.
 constexpr std::size_t kMaxAnswerBytes = 64 * 1024;
-constexpr auto kDepthInterval = std::chrono::seconds(5);
+// With nothing waiting, the deliverer asks nothing until a NOTIFY or a wake; this bounds one sleep.
+constexpr auto kIdleWait = std::chrono::seconds(60);
 constexpr auto kUnavailablePause = std::chrono::seconds(1);
 
 struct Transfer {
@@ -117,6 +119,7 @@ struct Deliverer::State {
                             /*final=*/true);
       return;
     }
+    // An order's URL given before the account ever asked for its secret: made now, once.
     if (m.secrets.empty()) m.secrets.push_back(account_secret(db, UserId{m.user_id}));
     auto t = std::make_unique<Transfer>();
     t->allowed = target.url->allowed;
@@ -218,10 +221,13 @@ struct Deliverer::State {
     record(db, t->message, outcome_after(t->message, o));
   }
 
-  // One look for due messages; true when it took as many as it asked for (more may be due).
-  bool look(db::Db& db) {
+  // One look for due messages; when the next look is due: at once when it took all it asked for
+  // (more may be waiting), else when the first waiting message comes due (a retry, a lease that
+  // ends, a grace), or never when nothing waits (a NOTIFY or a finished attempt wakes it).
+  steady_clock::time_point look(db::Db& db) {
+    const auto now = steady_clock::now();
     const int room = options.max_in_flight - static_cast<int>(transfers.size());
-    if (room <= 0) return false;
+    if (room <= 0) return now + kIdleWait;
     // Past the attempt's own limit with room for recording it; a lease lost with its instance
     // (kill -9) frees the message this long after it was claimed.
     const auto lease = 2 * options.timeout + std::chrono::seconds(5);
@@ -241,7 +247,14 @@ struct Deliverer::State {
         log::error("webhook message not started", {{"message", id}, {"error", e.what()}});
       }
     }
-    return full;
+    if (full) return now;
+    const auto waiting = backlog(db, options.render_grace);
+    pending.store(waiting.pending, std::memory_order_relaxed);
+    if (!waiting.next_due_ms) return now + kIdleWait;
+    // Due now but not taken (its URL's slots are full here, or another instance holds it):
+    // a finished attempt wakes the next look, the poll interval bounds it.
+    if (*waiting.next_due_ms <= 0) return now + options.poll_interval;
+    return now + std::chrono::milliseconds(*waiting.next_due_ms);
   }
 
   void drain(db::Db& db) {
@@ -260,32 +273,41 @@ struct Deliverer::State {
     }
   }
 
+  // Waits for curl's sockets, the listener's and a wake, at most until `until`.
+  void wait(OutboxListener& listener, steady_clock::time_point until) {
+    bool reconnected = false;
+    const int fd = listener.socket(reconnected);
+    if (reconnected) woken.store(true);  // notifications may have been missed meanwhile
+    // Without the listener, due messages of other instances are looked for every poll interval.
+    const auto limit = fd < 0 ? std::min<steady_clock::time_point>(until, steady_clock::now() + options.poll_interval)
+                              : until;
+    const auto ms = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(limit - steady_clock::now()),
+                               std::chrono::milliseconds(0), std::chrono::milliseconds(kIdleWait));
+    curl_waitfd extra{.fd = fd, .events = CURL_WAIT_POLLIN, .revents = 0};
+    curl_multi_poll(multi, fd >= 0 ? &extra : nullptr, fd >= 0 ? 1u : 0u, static_cast<int>(ms.count()), nullptr);
+    if (fd < 0 && steady_clock::now() >= limit) woken.store(true);
+    if (fd >= 0 && (extra.revents & CURL_WAIT_POLLIN) && listener.drain()) woken.store(true);
+  }
+
   void run() {
     db::Db db(options.database_url, &counters, options.limits);
+    OutboxListener listener(options.database_url, options.limits);
     auto next_look = steady_clock::now();
-    auto next_depth = steady_clock::now();
     while (!stopping.load(std::memory_order_acquire)) {
       try {
-        auto now = steady_clock::now();
-        if (woken.exchange(false) || now >= next_look) {
-          next_look = look(db) ? now : now + options.poll_interval;
-        }
-        if (now >= next_depth) {
-          pending.store(pending_messages(db), std::memory_order_relaxed);
-          next_depth = now + kDepthInterval;
-        }
+        if (woken.exchange(false) || steady_clock::now() >= next_look) next_look = look(db);
         int running = 0;
         curl_multi_perform(multi, &running);
         drain(db);
-        const auto wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(next_look - steady_clock::now()),
-                                     std::chrono::milliseconds(0), options.poll_interval);
-        curl_multi_poll(multi, nullptr, 0, static_cast<int>(wait.count()), nullptr);
+        wait(listener, next_look);
       } catch (const db::Unavailable& e) {
         log::warn("webhook deliveries paused: database unavailable", {{"error", e.what()}});
         db.reset();
+        woken.store(true);
         std::this_thread::sleep_for(kUnavailablePause);
       } catch (const std::exception& e) {
         log::error("webhook deliverer", {{"error", e.what()}});
+        woken.store(true);
         std::this_thread::sleep_for(kUnavailablePause);
       }
     }

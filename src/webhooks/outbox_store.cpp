@@ -24,13 +24,17 @@ const db::Statement kClaim{
     "   ORDER BY m.next_attempt_at"
     "   LIMIT greatest(0, $6 - COALESCE((SELECT n FROM busy WHERE busy.url = urls.url), 0))) c"
     "  ORDER BY c.next_attempt_at LIMIT $1),"
-    " picked AS (SELECT id FROM webhook_messages WHERE id IN (SELECT id FROM cand) FOR UPDATE SKIP LOCKED)"
+    // The due test again here, where the row is locked: a row another instance claimed and
+    // committed after this statement's snapshot is re-read, fails it, and is left alone.
+    " picked AS (SELECT id FROM webhook_messages WHERE id IN (SELECT id FROM cand) AND " MG_DUE
+    "  FOR UPDATE SKIP LOCKED)"
     " UPDATE webhook_messages m SET lease_token = gen_random_uuid(),"
     "  locked_until = now() + $3 * interval '1 millisecond'"
     " FROM picked WHERE m.id = picked.id"
     " RETURNING m.id::text, m.lease_token::text, m.url, m.type, m.payload, COALESCE(m.order_id::text, ''),"
     "  m.subject_id, m.user_id, m.endpoint_id, m.attempts + 1, (extract(epoch from m.created_at) * 1000000)::bigint,"
-    "  (SELECT e.secret FROM webhook_endpoints e WHERE e.id = m.endpoint_id),"
+    "  CASE WHEN m.endpoint_id IS NULL THEN (SELECT ws.secret FROM webhook_secrets ws WHERE ws.user_id = m.user_id)"
+    "   ELSE (SELECT e.secret FROM webhook_endpoints e WHERE e.id = m.endpoint_id) END,"
     "  (SELECT e.previous_secret FROM webhook_endpoints e WHERE e.id = m.endpoint_id AND e.previous_until > now()),"
     "  CASE WHEN m.endpoint_id IS NULL"
     "   THEN COALESCE((SELECT w.stopped_at IS NULL FROM order_webhooks w WHERE w.order_id = m.order_id), false)"
@@ -76,7 +80,12 @@ const db::Statement kDropInactive{
     "webhooks_drop_inactive",
     "UPDATE webhook_messages SET status = 'failed', next_attempt_at = NULL, finished_at = now(),"
     " lease_token = NULL, locked_until = NULL WHERE id = $1::uuid AND lease_token = $2::uuid"};
-const db::Statement kPending{"webhooks_pending", "SELECT count(*) FROM webhook_messages WHERE status = 'pending'"};
+const db::Statement kBacklog{
+    "webhooks_backlog",
+    "SELECT count(*), (extract(epoch FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at),"
+    "  CASE WHEN payload IS NULL AND order_id IS NOT NULL THEN created_at + $1 * interval '1 millisecond'"
+    "   ELSE next_attempt_at END)) - now()) * 1000)::bigint"
+    " FROM webhook_messages WHERE status = 'pending'"};
 
 MessageStatus status_after(Ending e) {
   switch (e) {
@@ -162,8 +171,9 @@ void drop_inactive(db::Db& db, const Claimed& message) {
   db::read(db, [&](db::Tx& tx) { db.exec(tx, kDropInactive, message.id, message.lease); });
 }
 
-std::int64_t pending_messages(db::Db& db) {
-  return db::read(db, [&](db::Tx& tx) { return db.exec(tx, kPending); })[0][0].as<std::int64_t>();
+Backlog backlog(db::Db& db, std::chrono::milliseconds grace) {
+  const auto rows = db::read(db, [&](db::Tx& tx) { return db.exec(tx, kBacklog, static_cast<std::int64_t>(grace.count())); });
+  return Backlog{.pending = rows[0][0].as<std::int64_t>(), .next_due_ms = db::optional_of<std::int64_t>(rows[0][1])};
 }
 
 }  // namespace mediagen::webhooks

@@ -25,7 +25,8 @@ struct Claimed {
   std::optional<std::int64_t> endpoint_id;  // nullopt: the order's own URL
   int attempt = 1;                          // this attempt's number
   TimePoint created_at;
-  std::vector<std::string> secrets;  // the endpoint's (current first); empty: the account's
+  // The endpoint's (current first), or the account's; empty: the account has none yet.
+  std::vector<std::string> secrets;
   bool active = true;                // the endpoint is enabled, the order's URL not stopped
 };
 
@@ -64,6 +65,11 @@ Recorded record_outcome(db::Db& db, const Claimed& message, const Outcome& outco
 // A message of a disabled endpoint or a stopped order URL: failed, with no attempt.
 void drop_inactive(db::Db& db, const Claimed& message);
 
-std::int64_t pending_messages(db::Db& db);
+struct Backlog {
+  std::int64_t pending = 0;                // messages waiting, on every instance
+  std::optional<std::int64_t> next_due_ms; // until the first of them may be claimed; nullopt: none
+};
+// What waits, and when the first of it comes due (its next attempt, its lease's end, its grace).
+Backlog backlog(db::Db& db, std::chrono::milliseconds grace);
 
 }  // namespace mediagen::webhooks

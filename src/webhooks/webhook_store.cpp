@@ -35,10 +35,12 @@ const db::Statement kOrderMessages{
     " ORDER BY m.created_at, m.id LIMIT $3"};
 const db::Statement kNoteEvent{
     "webhooks_note_event",
-    "WITH n AS (SELECT nextval('webhook_event_no') AS v)"
-    " INSERT INTO webhook_messages (event_no, user_id, endpoint_id, subject_id, type, url, payload, next_attempt_at)"
-    " SELECT n.v, e.user_id, e.id, $3, $2, e.url, $4, clock_timestamp() FROM n, webhook_endpoints e"
-    " WHERE e.user_id = $1 AND e.enabled AND $2 = ANY (e.events)"};
+    "WITH n AS (SELECT nextval('webhook_event_no') AS v),"
+    " ins AS (INSERT INTO webhook_messages (event_no, user_id, endpoint_id, subject_id, type, url, payload,"
+    "  next_attempt_at)"
+    "  SELECT n.v, e.user_id, e.id, $3, $2, e.url, $4, clock_timestamp() FROM n, webhook_endpoints e"
+    "  WHERE e.user_id = $1 AND e.enabled AND $2 = ANY (e.events) RETURNING 1)"
+    " SELECT pg_notify('mediagen_webhooks', '') WHERE EXISTS (SELECT 1 FROM ins)"};
 const db::Statement kOrderOwned{"webhooks_order_owned",
                                 "SELECT 1 FROM orders WHERE id = $1::uuid AND user_id = $2"};
 const db::Statement kEndpointMessages{
@@ -71,8 +73,9 @@ const db::Statement kRotateEndpoint{
     " secret = $2, updated_at = now() WHERE id = $1 RETURNING " MG_ENDPOINT_COLUMNS};
 const db::Statement kRedeliver{
     "webhooks_redeliver",
-    "UPDATE webhook_messages SET status = 'pending', next_attempt_at = now(), lease_token = NULL,"
-    " locked_until = NULL, finished_at = NULL WHERE id = $1::uuid RETURNING 1"};
+    "WITH u AS (UPDATE webhook_messages SET status = 'pending', next_attempt_at = now(), lease_token = NULL,"
+    "  locked_until = NULL, finished_at = NULL WHERE id = $1::uuid RETURNING 1)"
+    " SELECT pg_notify('mediagen_webhooks', '') FROM u"};
 
 Endpoint endpoint_from(const pqxx::row& r) {
   Endpoint e{.id = r[0].as<std::int64_t>(),

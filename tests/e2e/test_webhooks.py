@@ -9,44 +9,21 @@ import time
 import unittest
 import uuid
 
-from harness import E2ETestCase
+from harness import E2ETestCase, metric_sum
 from matrix_support import multipart, tone_wav
 from orders_support import OrderFixtures
-from webhook_support import Receiver, bodies, ensure_packages
+from webhook_support import ReceiverFixtures, bodies
 
 TEXT = "The quick brown fox jumps over the lazy dog. A gentle breeze carried the smell of bread."
 # A name nobody resolves: deliveries reach it only through MEDIAGEN_WEBHOOK_RESOLVE's pin.
 PINNED_NAME = "hooks.mediagen-e2e.invalid"
 
 
-class WebhookTests(OrderFixtures, E2ETestCase):
+class WebhookTests(ReceiverFixtures, OrderFixtures, E2ETestCase):
     @classmethod
-    def setUpClass(cls):
-        ensure_packages()
-        cls.receiver = Receiver("127.0.0.1")
-        # Listening on a loopback address no setting allows: whatever reaches it is a defect.
-        cls.outside = Receiver("127.0.0.2")
-        cls.server_env = {
-            "MEDIAGEN_WEBHOOK_ALLOW_HOSTS": f"127.0.0.1:{cls.receiver.port}",
-            "MEDIAGEN_WEBHOOK_RETRY_SCHEDULE": "0,1,1",
-            "MEDIAGEN_WEBHOOK_TIMEOUT_MS": "2000",
-            # A name that resolves, at connect time, to the address nobody allowed: DNS rebinding.
-            "MEDIAGEN_WEBHOOK_RESOLVE": f"{PINNED_NAME}:{cls.outside.port}:127.0.0.2",
-        }
-        try:
-            super().setUpClass()
-        except BaseException:
-            cls.receiver.stop()
-            cls.outside.stop()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            super().tearDownClass()
-        finally:
-            cls.receiver.stop()
-            cls.outside.stop()
+    def more_env(cls):
+        # A name that resolves, at connect time, to the address nobody allowed: DNS rebinding.
+        return {"MEDIAGEN_WEBHOOK_RESOLVE": f"{PINNED_NAME}:{cls.outside.port}:127.0.0.2"}
 
     @classmethod
     def prepare(cls):
@@ -113,6 +90,10 @@ class WebhookTests(OrderFixtures, E2ETestCase):
 
         log = self.server.api("GET", f"/orders/{order_id}/webhook-deliveries", key)
         self.assertEqual(log.status, 200, log)
+        metrics = self.server.metrics()
+        self.assertGreaterEqual(metric_sum(metrics, "mediagen_webhook_attempts_total", outcome="delivered"), len(got))
+        self.assertGreaterEqual(metric_sum(metrics, "mediagen_webhook_delivery_delay_seconds_count"), len(got))
+        self.assertIn("mediagen_webhook_outbox_pending", {name for name, _, _ in metrics})
         ids = {d["headers"]["webhook-id"] for d in got}
         self.assertEqual({m["id"] for m in log.body["data"]}, ids)
         for m in log.body["data"]:

@@ -10,37 +10,17 @@ import time
 import unittest
 import uuid
 
-from harness import E2ETestCase
+from harness import E2ETestCase, metric_sum
 from orders_support import OrderFixtures
-from webhook_support import Receiver, bodies, ensure_packages
+from realtime_support import NodeClient, order_channel, realtime_env
+from webhook_support import ReceiverFixtures, bodies
 
 TEXT = "The quick brown fox jumps over the lazy dog. A gentle breeze carried the smell of bread."
 
 
-class OutboxTests(OrderFixtures, E2ETestCase):
+class OutboxTests(ReceiverFixtures, OrderFixtures, E2ETestCase):
     start_server = False
-
-    @classmethod
-    def setUpClass(cls):
-        ensure_packages()
-        cls.receiver = Receiver("127.0.0.1")
-        cls.env = {
-            "MEDIAGEN_WEBHOOK_ALLOW_HOSTS": f"127.0.0.1:{cls.receiver.port}",
-            "MEDIAGEN_WEBHOOK_RETRY_SCHEDULE": "0,1,1",
-            "MEDIAGEN_WEBHOOK_TIMEOUT_MS": "3000",
-        }
-        try:
-            super().setUpClass()
-        except BaseException:
-            cls.receiver.stop()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            super().tearDownClass()
-        finally:
-            cls.receiver.stop()
+    timeout_ms = 3000
 
     def endpoint(self, kind):
         user = self.h.create_user(email=f"outbox-{uuid.uuid4()}@example.com")
@@ -118,7 +98,7 @@ class OutboxTests(OrderFixtures, E2ETestCase):
         stalled, stall_path = self.endpoint("stall")
         self.fill_outbox(stalled, 40)
         # Attempts that outlast the whole test: whatever happens meanwhile happens beside them.
-        server = self.h.start_server({**self.env, "MEDIAGEN_WEBHOOK_TIMEOUT_MS": "60000"})
+        server = self.h.start_server({**self.env, **realtime_env(), "MEDIAGEN_WEBHOOK_TIMEOUT_MS": "60000"})
         self.server = server
         # Every slot that URL may take is held by an attempt that will not be answered.
         self.receiver.wait(lambda ds: len(ds) >= 4, stall_path, what="the stalled attempts")
@@ -130,6 +110,15 @@ class OutboxTests(OrderFixtures, E2ETestCase):
         r = self.create(key, template, TEXT, webhook=self.receiver.base + ok_path)
         self.assertEqual(r.status, 201, r)
         order_id = r.body["data"]["id"]
+        channel = order_channel(order_id)
+        # The realtime channel of the order, beside the stalled attempts: its events still come.
+        with NodeClient(server, "pusher", key) as c:
+            c.connected()
+            c.subscribe(channel)
+            done = c.wait_for(lambda m: m.get("type") == "event" and m["channel"] == channel
+                              and m["event"].lstrip(".") == "order.updated"
+                              and m["data"].get("status") == "completed", 60, "the completed event")
+        self.assertEqual(done["data"]["order_id"], order_id)
         self.wait_order(key, order_id, ("completed",))
         got = self.receiver.wait(lambda ds: any(b["data"]["status"] == "completed" for b in bodies(ds)), ok_path)
         # Everything else went on while the stalled attempts were still open: none had timed out.
@@ -138,6 +127,45 @@ class OutboxTests(OrderFixtures, E2ETestCase):
             f" WHERE m.endpoint_id = {stalled['id']}"), "0")
         self.assertLess(max(d["at"] for d in got), first_stalled + 60000)
         self.assertEqual(len(self.receiver.log(stall_path)), 4, "one URL takes at most 4 slots")
+        metrics = server.metrics()
+        self.assertEqual(metric_sum(metrics, "mediagen_webhook_attempts_in_flight"), 4)
+        self.assertGreaterEqual(metric_sum(metrics, "mediagen_webhook_attempts_total", outcome="delivered"), 1)
+        self.assertGreaterEqual(metric_sum(metrics, "mediagen_webhook_delivery_delay_seconds_count"), 1)
+
+    def test_an_endpoint_whose_messages_keep_failing_is_disabled(self):
+        failing, path = self.endpoint("status/500")
+        self.fill_outbox(failing, 12)
+        server = self.h.start_server(self.env)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            listed = self.h.cli("admin", "webhook", "list", "--user", str(failing["user_id"]))
+            if not listed[0]["enabled"]:
+                break
+            time.sleep(0.2)
+        self.assertFalse(listed[0]["enabled"], listed)
+        self.assertEqual(listed[0]["disabled_reason"], "failing")
+        self.assertTrue(any("webhook endpoint disabled" in line for line in server.log_lines()),
+                        "the disabling is logged")
+        failed = self.h.cli("admin", "webhook", "deliveries", "--id", str(failing["id"]), "--status", "failed")
+        self.assertGreaterEqual(len(failed), 10)
+        for m in failed:
+            self.assertEqual(m["status"], "failed")
+        # Each ended after the whole schedule (three attempts, each answered 500).
+        ended = [m for m in failed if len(m["attempts"]) == 3]
+        self.assertGreaterEqual(len(ended), 10)
+        for m in ended:
+            self.assertEqual([a["status_code"] for a in m["attempts"]], [500, 500, 500])
+        # Once disabled, nothing more is sent: what is left ends failed without an attempt.
+        sent = len(self.receiver.log(path))
+        self.wait_finished(failing)
+        self.assertEqual(len(self.receiver.log(path)), sent)
+
+    def wait_finished(self, endpoint, timeout=60.0):
+        deadline = time.monotonic() + timeout
+        while self.h.psql_value(f"SELECT count(*) FROM webhook_messages WHERE endpoint_id = {endpoint['id']}"
+                                " AND status = 'pending'") != "0":
+            self.assertLess(time.monotonic(), deadline, "messages still pending")
+            time.sleep(0.2)
 
 
 if __name__ == "__main__":

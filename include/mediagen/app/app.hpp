@@ -121,6 +121,8 @@ class App {
   void add_gauges();
   // The deliverer's settings and its renderer of the events nobody rendered (app_hooks.cpp).
   webhooks::DelivererOptions webhook_options() const;
+  // A background preview is ready: its realtime event and its preview.ready webhook messages.
+  void preview_ready(db::Resources& r, UserId user, std::string_view preview_id);
 
   const Config config_;
   SystemClock system_clock_;

@@ -48,7 +48,10 @@ struct DelivererOptions {
   std::vector<std::string> resolve;
   // A message's data is left to whoever renders the realtime event this long.
   std::chrono::milliseconds render_grace{3000};
-  // Without a wake, due messages (retries, other instances' messages) are looked for this often.
+  // The deliverer looks for due messages when the outbox triggers NOTIFY (any instance's change),
+  // when this instance wakes it, when an attempt ends, and when the first waiting message comes
+  // due; idle, it asks nothing. A message due but not taken (its URL's slots full, another
+  // instance's lease), or a listener that cannot connect, is looked at again this often.
   std::chrono::milliseconds poll_interval{1000};
   // The data of a message nobody filled in (run on the deliverer's thread, with its connection);
   // nullopt: its subject is gone, and the message ends failed.
@@ -62,6 +65,7 @@ struct DelivererStats {
   std::uint64_t refused_address = 0;  // attempts stopped at an address deliveries may not go to
   std::uint64_t in_flight = 0;
   std::int64_t outbox_pending = 0;    // pending messages of every instance, as of the last look
+                                      // that found nothing more to take
 };
 
 class Deliverer {
