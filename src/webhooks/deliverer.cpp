@@ -21,7 +21,8 @@ namespace {
 
 using std::chrono::steady_clock;
 
-// What is kept of a receiver's answer: nothing is read from it but its status.
+// Nothing is read from a receiver's answer but its status: past this much of its body the
+// transfer ends, and the status already received stands.
 constexpr std::size_t kMaxAnswerBytes = 64 * 1024;
 // With nothing waiting, the deliverer asks nothing until a NOTIFY or a wake; this bounds one sleep.
 constexpr auto kIdleWait = std::chrono::seconds(60);
@@ -202,8 +203,9 @@ struct Deliverer::State {
     Outcome o{.at = t->at,
               .duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(steady_clock::now() - t->started).count()};
     long status = 0;
-    if (code == CURLE_OK) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-    if (code == CURLE_OK && status > 0) {
+    const bool answered = code == CURLE_OK || (code == CURLE_WRITE_ERROR && t->answer_bytes > kMaxAnswerBytes);
+    if (answered) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+    if (answered && status > 0) {
       o.status_code = static_cast<int>(status);
       o.ending = status >= 200 && status < 300 ? Ending::delivered : status == 410 ? Ending::gone : Ending::retry;
       (o.ending == Ending::delivered ? delivered : failed_status).fetch_add(1, std::memory_order_relaxed);

@@ -183,6 +183,17 @@ class WebhookTests(ReceiverFixtures, OrderFixtures, E2ETestCase):
             self.assertEqual(len({d["body"] for d in same}), 1, "a retry sends the same body")
             self.assertEqual([a["status_code"] for a in m["attempts"]], [500, 500, 200])
 
+    def test_a_2xx_with_a_large_body_delivers(self):
+        _, key = self.account(balance=1_000_000)
+        template = self.template(key)
+        _, url = self.hook("big")
+        order_id = self.order_with_hook(key, template, url)
+        self.wait_order(key, order_id, ("completed",))
+        log = self.wait_log(key, order_id, lambda ms: ms and all(m["status"] != "pending" for m in ms))
+        for m in log:
+            self.assertEqual(m["status"], "delivered", m)
+            self.assertEqual([a["status_code"] for a in m["attempts"]], [200])
+
     def test_410_stops_the_orders_url(self):
         _, key = self.account(balance=1_000_000)
         template = self.template(key)

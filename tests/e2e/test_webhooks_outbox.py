@@ -119,6 +119,9 @@ class OutboxTests(ReceiverFixtures, OrderFixtures, E2ETestCase):
                               and m["event"].lstrip(".") == "order.updated"
                               and m["data"].get("status") == "completed", 60, "the completed event")
         self.assertEqual(done["data"]["order_id"], order_id)
+        # A webhook's data is the realtime event's, seq and all.
+        self.assertIn(done["data"], [b["data"] for b in bodies(
+            self.receiver.wait(lambda ds: any(b["data"] == done["data"] for b in bodies(ds)), ok_path))])
         self.wait_order(key, order_id, ("completed",))
         got = self.receiver.wait(lambda ds: any(b["data"]["status"] == "completed" for b in bodies(ds)), ok_path)
         # Everything else went on while the stalled attempts were still open: none had timed out.

@@ -6,6 +6,7 @@
 //   /status/N/...  N
 //   /stall/...     accepts the request and never answers
 //   /slow/N/...    200 after N milliseconds
+//   /big/...       200 with a 1 MB body
 //   /redirect/...  302 to the URL in the `to` query parameter
 // Control (not recorded): GET /_control/log -> [{path, headers, body, at}],
 // POST /_control/verify {secret, headers, body} -> {ok, error} through the standardwebhooks
@@ -54,6 +55,7 @@ const server = http.createServer(async (req, res) => {
   if (kind === 'stall') return;  // never answered: the sender's timeout ends it
   if (kind === 'gone') return json(res, 410, { gone: true });
   if (kind === 'slow') return setTimeout(() => json(res, 200, { ok: true }), Number(arg));
+  if (kind === 'big') return json(res, 200, { filler: 'x'.repeat(1 << 20) });
   if (kind === 'status') return json(res, Number(arg), { status: Number(arg) });
   if (kind === 'redirect') {
     res.writeHead(302, { location: url.searchParams.get('to') || '/' });
