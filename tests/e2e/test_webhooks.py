@@ -31,6 +31,7 @@ class WebhookTests(ReceiverFixtures, OrderFixtures, E2ETestCase):
 
     def tearDown(self):
         self.assertEqual(self.outside.log(), [], "a delivery reached an address nobody allowed")
+        self.assertEqual(self.outside6.log(), [], "a delivery reached an address nobody allowed")
 
     # ------------------------------------------------------------------ helpers
 
@@ -140,8 +141,8 @@ class WebhookTests(ReceiverFixtures, OrderFixtures, E2ETestCase):
         refused = [
             f"http://127.0.0.2:{self.outside.port}/",   # loopback, not allowed
             f"https://127.0.0.2:{self.outside.port}/",
-            f"http://[::1]:{self.outside.port}/",
-            f"https://[::1]:{self.outside.port}/",
+            f"http://[::1]:{self.outside6.port}/",
+            f"https://[::1]:{self.outside6.port}/",
             f"https://[::ffff:127.0.0.2]:{self.outside.port}/",
             f"https://localhost:{self.outside.port}/",
             "https://10.1.2.3/hook", "https://169.254.169.254/latest", "https://192.168.1.1/",

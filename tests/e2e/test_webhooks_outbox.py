@@ -135,6 +135,36 @@ class OutboxTests(ReceiverFixtures, OrderFixtures, E2ETestCase):
         self.assertGreaterEqual(metric_sum(metrics, "mediagen_webhook_attempts_total", outcome="delivered"), 1)
         self.assertGreaterEqual(metric_sum(metrics, "mediagen_webhook_delivery_delay_seconds_count"), 1)
 
+    def test_a_message_whose_event_was_never_published_is_rendered_by_the_deliverer(self):
+        """The instance that committed a change died before its publisher filled in the message's
+        data: the message is in the outbox without data. After the grace, a deliverer renders the
+        event itself, with a seq of its own, and delivers it."""
+        self.seed()
+        server = self.h.start_server(self.env)
+        self.server = server
+        user, key = self.account(balance=1_000_000)
+        template = self.template(key)
+        r = self.create(key, template, TEXT)
+        self.assertEqual(r.status, 201, r)
+        order_id = r.body["data"]["id"]
+        self.wait_order(key, order_id, ("completed",))
+        path = f"/ok/{uuid.uuid4()}"
+        url = self.receiver.base + path
+        seq_before = int(self.h.psql_value(f"SELECT event_seq FROM orders WHERE id = '{order_id}'"))
+        self.h.psql(
+            f"INSERT INTO order_webhooks (order_id, url, events) VALUES ('{order_id}', '{url}', '{{order.updated}}');"
+            "INSERT INTO webhook_messages (event_no, user_id, order_id, subject_id, type, url, next_attempt_at)"
+            f" VALUES (nextval('webhook_event_no'), {user['id']}, '{order_id}', '{order_id}', 'order.updated', '{url}',"
+            " now()); SELECT pg_notify('mediagen_webhooks', '')")
+        got = self.receiver.wait(lambda ds: len(ds) == 1, path)
+        data = bodies(got)[0]["data"]
+        self.assertEqual(data["order_id"], order_id)
+        self.assertEqual(data["status"], "completed")
+        self.assertEqual(data["seq"], seq_before + 1, "rendered with a seq of its own")
+        ok, error = self.receiver.verify(got[0], self.h.psql_value(
+            f"SELECT secret FROM webhook_secrets WHERE user_id = {user['id']}"))
+        self.assertTrue(ok, error)
+
     def test_an_endpoint_whose_messages_keep_failing_is_disabled(self):
         failing, path = self.endpoint("status/500")
         self.fill_outbox(failing, 12)

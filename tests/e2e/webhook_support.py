@@ -35,7 +35,8 @@ class Receiver:
 
     @property
     def base(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
     def _call(self, path: str, body=None):
         data = None if body is None else json.dumps(body).encode()
@@ -80,7 +81,7 @@ def bodies(deliveries: list[dict]) -> list[dict]:
 
 class ReceiverFixtures:
     """Mixin for E2ETestCase classes: `cls.receiver` on 127.0.0.1 (and `cls.outside` on 127.0.0.2,
-    an address no setting allows) started before the server, whose settings `cls.env` (and
+    `cls.outside6` on ::1, addresses no setting allows) started before the server, whose settings `cls.env` (and
     `cls.server_env`) allow the receiver and shorten the schedule: 3 attempts, 1 s apart."""
 
     timeout_ms = 2000
@@ -90,6 +91,7 @@ class ReceiverFixtures:
         ensure_packages()
         cls.receiver = Receiver("127.0.0.1")
         cls.outside = Receiver("127.0.0.2")
+        cls.outside6 = Receiver("::1")
         cls.env = {
             "MEDIAGEN_WEBHOOK_ALLOW_HOSTS": f"127.0.0.1:{cls.receiver.port}",
             "MEDIAGEN_WEBHOOK_RETRY_SCHEDULE": "0,1,1",
@@ -111,6 +113,7 @@ class ReceiverFixtures:
     def stop_receivers(cls):
         cls.receiver.stop()
         cls.outside.stop()
+        cls.outside6.stop()
 
     @classmethod
     def tearDownClass(cls):
