@@ -22,6 +22,13 @@ class OutboxTests(ReceiverFixtures, OrderFixtures, E2ETestCase):
     start_server = False
     timeout_ms = 3000
 
+    def tearDown(self):
+        # Each test starts its own servers; a server left running would deliver beside the next
+        # test's (each instance takes its own share of a URL's slots).
+        for server in self.h.servers:
+            if server.alive():
+                server.stop_checked()
+
     def endpoint(self, kind):
         user = self.h.create_user(email=f"outbox-{uuid.uuid4()}@example.com")
         path = f"/{kind}/{uuid.uuid4()}"
