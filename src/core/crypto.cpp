@@ -21,20 +21,17 @@ Sha256Digest sha256(std::string_view data) {
   return out;
 }
 
-std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac, &len);
-  return to_hex(std::span<const std::uint8_t>(mac, len));
-}
-
 std::string hmac_sha256(std::string_view key, std::string_view data) {
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
        reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac, &len);
   return std::string(reinterpret_cast<const char*>(mac), len);
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+  const std::string mac = hmac_sha256(key, data);
+  return to_hex(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(mac.data()), mac.size()));
 }
 
 bool constant_time_equal(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
