@@ -30,7 +30,7 @@ _programs_build=(cmake:cmake ninja:ninja-build ccache:ccache python3:python3 cur
 # test boots its tarball with unshare, mount and chroot; tests/docker/lint.sh checks the compose
 # file with docker-compose).
 _programs_test=(mpg123:mpg123 node:nodejs npm:npm npx:npm bash:bash clang++:clang llvm-symbolizer:llvm
-  ffmpeg:ffmpeg espeak-ng:espeak-ng lame:lame pg_dump:postgresql-client
+  ffmpeg:ffmpeg ffprobe:ffmpeg espeak-ng:espeak-ng lame:lame pg_dump:postgresql-client
   swift-proxy-server:swift-proxy swift-account-server:swift-account
   swift-container-server:swift-container swift-object-server:swift-object memcached:memcached
   chromium:chromium promtool:prometheus jq:jq

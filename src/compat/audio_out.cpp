@@ -152,8 +152,8 @@ class Mp3Decoder {
 // pcm and wav: the decoded samples as they are.
 class PcmOut final : public AudioOut {
  public:
-  explicit PcmOut(bool wav) : wav_(wav) {}
-  bool open() { return decoder_.open(kPcmRate, AV_SAMPLE_FMT_S16); }
+  explicit PcmOut(bool wav, int rate = kPcmRate) : wav_(wav), rate_(rate) {}
+  bool open() { return decoder_.open(rate_, AV_SAMPLE_FMT_S16); }
 
   std::optional<std::string> feed(std::string_view mp3) override { return run(mp3, false); }
   std::optional<std::string> finish() override { return run({}, true); }
@@ -162,7 +162,7 @@ class PcmOut final : public AudioOut {
   std::optional<std::string> run(std::string_view mp3, bool flush) {
     std::string out;
     if (wav_ && !header_sent_) {
-      out = streaming_wav_header(kPcmRate, 1);
+      out = streaming_wav_header(rate_, 1);
       header_sent_ = true;
     }
     auto sink = [&out](const std::uint8_t* const* data, int samples) {
@@ -174,6 +174,7 @@ class PcmOut final : public AudioOut {
   }
 
   bool wav_;
+  int rate_;
   bool header_sent_ = false;
   Mp3Decoder decoder_;
 };
@@ -194,6 +195,7 @@ struct Container {
 // memory.
 class EncodedOut final : public AudioOut {
  public:
+  // mp3 is written as bare frames (no ID3 tag, no Xing frame), so the bytes stream as they come.
   bool open(const char* muxer, std::initializer_list<const char*> encoders, int rate, std::int64_t bit_rate) {
     engines::ffmpeg::quiet_and_bounded();
     const AVCodec* codec = nullptr;
@@ -230,7 +232,14 @@ class EncodedOut final : public AudioOut {
     frame_.reset(av_frame_alloc());
     if (!fifo_ || !packet_ || !frame_) return false;
     if (!decoder_.open(rate, format_)) return false;
-    return avformat_write_header(box_.format, nullptr) >= 0;
+    AVDictionary* options = nullptr;
+    if (std::strcmp(muxer, "mp3") == 0) {
+      av_dict_set(&options, "id3v2_version", "0", 0);
+      av_dict_set(&options, "write_xing", "0", 0);
+    }
+    const int written = avformat_write_header(box_.format, &options);
+    av_dict_free(&options);
+    return written >= 0;
   }
 
   std::optional<std::string> feed(std::string_view mp3) override {
@@ -348,6 +357,26 @@ std::unique_ptr<AudioOut> make_audio_out(AudioFormat format) {
     }
   }
   return nullptr;
+}
+
+std::unique_ptr<AudioOut> make_audio_out(const engines::OutputFormat& format) {
+  using engines::OutputCodec;
+  if (format.codec == OutputCodec::pcm) {
+    auto out = std::make_unique<PcmOut>(false, format.sample_rate);
+    if (!out->open()) return nullptr;
+    return out;
+  }
+  auto out = std::make_unique<EncodedOut>();
+  bool opened = false;
+  const std::int64_t bit_rate = std::int64_t{format.bitrate_kbps} * 1000;
+  switch (format.codec) {
+    case OutputCodec::mp3: opened = out->open("mp3", {"libmp3lame"}, format.sample_rate, bit_rate); break;
+    case OutputCodec::ulaw: opened = out->open("mulaw", {"pcm_mulaw"}, format.sample_rate, 0); break;
+    case OutputCodec::opus: opened = out->open("ogg", {"libopus", "opus"}, format.sample_rate, bit_rate); break;
+    case OutputCodec::pcm: break;
+  }
+  if (!opened) return nullptr;
+  return out;
 }
 
 }  // namespace mediagen::compat

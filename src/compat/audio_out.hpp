@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "mediagen/engines/audio/output_format.hpp"
 #include "speech_request.hpp"
 
 namespace mediagen::compat {
@@ -32,6 +33,10 @@ class AudioOut {
 
 // nullptr when this build's libavcodec lacks the encoder (the request is then refused).
 std::unique_ptr<AudioOut> make_audio_out(AudioFormat format);
+
+// The same for ElevenLabs' names (engines/output_format.hpp): mp3 re-encoded by LAME at the
+// format's rate and bitrate, pcm at its rate, ulaw as raw G.711 at 8 kHz, opus as Ogg Opus.
+std::unique_ptr<AudioOut> make_audio_out(const engines::OutputFormat& format);
 
 // The 44-byte header of a 16-bit PCM WAV with unknown length.
 std::string streaming_wav_header(int sample_rate, int channels);

@@ -11,6 +11,8 @@
 #include "mediagen/http/router.hpp"
 #include "openai_errors.hpp"
 #include "speech_answer.hpp"
+#include "elevenlabs/el_errors.hpp"
+#include "elevenlabs/el_routes.hpp"
 
 namespace mediagen::compat {
 namespace {
@@ -21,8 +23,8 @@ namespace asio = boost::asio;
 constexpr std::size_t kSpeechBodyLimit = 8 * kMaxInputChars + 64 * 1024;
 
 // The pipeline's renderer for these routes (http::Route::render_error).
-http::Response openai_error_response(const ApiError& error, Locale locale) {
-  OpenAiError rendered = openai_error(error, locale);
+http::Response openai_error_response(const ApiError& error, const http::RequestContext& ctx) {
+  OpenAiError rendered = openai_error(error, ctx.locale);
   http::Response r;
   r.status = rendered.status;
   r.headers = std::move(rendered.headers);
@@ -62,7 +64,16 @@ asio::awaitable<Result<http::Reply>> speech_handler(Shared& s, http::RequestCont
   co_return co_await answer_speech(deps, ctx, std::move(*request), std::move(*key), std::move(out));
 }
 
+// The one path both surfaces answer: a request that carries xi-api-key is ElevenLabs' SDK.
+bool elevenlabs_request(const http::RequestContext& ctx) { return ctx.request.header("xi-api-key").has_value(); }
+
+http::Response models_error_response(const ApiError& error, const http::RequestContext& ctx) {
+  if (elevenlabs_request(ctx)) return elevenlabs::elevenlabs_error_response(error, ctx);
+  return openai_error_response(error, ctx);
+}
+
 asio::awaitable<Result<http::Reply>> models_handler(Shared& s, http::RequestContext& ctx) {
+  if (elevenlabs_request(ctx)) co_return co_await elevenlabs::models(s.pool, ctx);
   auto list = [&ctx](db::Resources& r) { return models_json(r.db, ctx.principal->user_id); };
   std::string body = co_await s.pool.run(std::move(list));
   co_return http::Reply{.data_json = std::move(body), .bare = true};
@@ -86,7 +97,9 @@ asio::awaitable<Result<http::Reply>> voices_handler(Shared& s, http::RequestCont
 void register_routes(http::Router& router, db::BlockingPool& pool, CompatOptions options) {
   auto ender = std::make_shared<OrderEnder>(pool, options.on_changed);
   auto shared = std::make_shared<Shared>(Shared{pool, std::move(options), std::move(ender)});
-  auto add = [&](http::Method method, std::string pattern, auth::Scope scope, std::size_t body_limit, auto handler) {
+  auto add = [&](http::Method method, std::string pattern, auth::Scope scope, std::size_t body_limit, auto handler,
+                 http::KeyHeader key = http::KeyHeader::bearer) {
+    const bool shared_path = key == http::KeyHeader::bearer_or_xi_api_key;
     router.add_root({
         .method = method,
         .pattern = std::move(pattern),
@@ -94,14 +107,15 @@ void register_routes(http::Router& router, db::BlockingPool& pool, CompatOptions
         .scope = scope,
         .body_limit = body_limit,
         .json_body = body_limit > 0,
-        .key_header = http::KeyHeader::bearer,
-        .render_error = &openai_error_response,
+        .key_header = key,
+        .render_error = shared_path ? &models_error_response : &openai_error_response,
         .handler = [shared, handler](http::RequestContext& ctx) { return handler(*shared, ctx); },
     });
   };
   add(http::Method::post, "/v1/audio/speech", auth::Scope::orders_write, kSpeechBodyLimit, speech_handler);
-  add(http::Method::get, "/v1/models", auth::Scope::orders_read, 0, models_handler);
+  add(http::Method::get, "/v1/models", auth::Scope::orders_read, 0, models_handler, http::KeyHeader::bearer_or_xi_api_key);
   add(http::Method::get, "/v1/audio/voices", auth::Scope::orders_read, 0, voices_handler);
+  elevenlabs::register_routes(router, SpeechAnswerDeps{pool, shared->options, shared->ender}, shared);
 }
 
 }  // namespace mediagen::compat

@@ -36,7 +36,10 @@ ChunkState chunk_state(const orders::Order& order, int index) {
   }
   if (index >= positions) return {.kind = ChunkState::Kind::done};
   if (latest && latest->status == ItemStatus::completed && latest->result_path) {
-    return {.kind = ChunkState::Kind::ready, .key = *latest->result_path};
+    return {.kind = ChunkState::Kind::ready,
+            .key = *latest->result_path,
+            .item_id = latest->id,
+            .duration_ms = latest->duration_ms.value_or(0)};
   }
   if (latest && latest->status == ItemStatus::policy_flagged) return {.kind = ChunkState::Kind::policy_flagged};
   if (latest && latest->status == ItemStatus::failed) return {.kind = ChunkState::Kind::failed};
@@ -65,10 +68,13 @@ asio::awaitable<void> SpeechStream::end_order() {
 // chunks back), but still sends what is ready.
 asio::awaitable<ChunkState> SpeechStream::await_chunk() {
   for (;;) {
-    auto look = [user = setup_.user, id = setup_.order_id, index = index_](db::Resources& r) -> ChunkState {
+    const bool speech = setup_.framing && setup_.framing->wants_speech();
+    auto look = [user = setup_.user, id = setup_.order_id, index = index_, speech](db::Resources& r) -> ChunkState {
       auto order = orders::find_own_order(r.db, user, OrderId::of_row(id), /*with_items=*/true);
       if (!order) return {.kind = ChunkState::Kind::ended};
-      return chunk_state(*order, index);
+      ChunkState state = chunk_state(*order, index);
+      if (speech && state.kind == ChunkState::Kind::ready) state.speech = orders::item_speech(r.db, user, state.item_id);
+      return state;
     };
     ChunkState state = co_await setup_.pool.run(std::move(look), kPoolDeadline);
     if (state.kind != ChunkState::Kind::waiting) co_return state;
@@ -103,6 +109,7 @@ asio::awaitable<Result<void>> SpeechStream::start() {
   ChunkState first = co_await await_chunk_safely();
   if (first.kind == ChunkState::Kind::ready) {
     key_ = first.key;
+    if (setup_.framing) setup_.framing->chunk(first);
     co_return Result<void>{};
   }
   // Nothing was received: the order ends with all of its money back before the error answer.
@@ -144,7 +151,10 @@ asio::awaitable<std::optional<std::string>> SpeechStream::read_piece() {
   file_size_ = got->first;
   if (got->second.empty()) co_return std::string();
   offset_ += got->second.size();
-  co_return out_->feed(got->second);
+  auto converted = out_->feed(got->second);
+  if (!converted || !setup_.framing) co_return converted;
+  const double done = got->first == 0 ? 1.0 : static_cast<double>(offset_) / static_cast<double>(got->first);
+  co_return setup_.framing->piece(std::move(*converted), done);
 }
 
 // Everything handed out before this call has been written (BodySource's contract).
@@ -179,6 +189,7 @@ asio::awaitable<std::optional<std::string>> SpeechStream::next_piece() {
     ChunkState state = co_await await_chunk_safely();
     if (state.kind == ChunkState::Kind::ready) {
       key_ = state.key;
+      if (setup_.framing) setup_.framing->chunk(state);
       continue;
     }
     if (state.kind != ChunkState::Kind::done) {
@@ -189,6 +200,7 @@ asio::awaitable<std::optional<std::string>> SpeechStream::next_piece() {
     delivered_ = std::max(0, index_ - 1);
     auto tail = out_->finish();
     if (!tail) co_return std::nullopt;
+    if (setup_.framing) tail = setup_.framing->end(std::move(*tail));
     finished_ = true;
     if (!tail->empty()) co_return tail;
     delivered_ = index_;

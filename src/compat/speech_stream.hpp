@@ -38,9 +38,27 @@
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/message.hpp"
 #include "mediagen/orders/order.hpp"
+#include "mediagen/orders/reads.hpp"
 #include "mediagen/storage/object_store.hpp"
 
 namespace mediagen::compat {
+
+struct ChunkState;
+
+// What a stream sends around the converted audio: the audio's bytes as they are (no framing), or
+// a surface's own shape (ElevenLabs' timestamped JSON). Called in order, on the stream's
+// coroutine: chunk() when a chunk's audio starts, piece() for each converted piece of it, end()
+// once with the converter's closing bytes. Pure transformations: no I/O.
+class StreamFraming {
+ public:
+  virtual ~StreamFraming() = default;
+  // chunk() is handed the chunk's text and word timings (read with its state).
+  virtual bool wants_speech() const { return false; }
+  virtual void chunk(const ChunkState& /*ready*/) {}
+  // `done` is the share of the chunk's file read so far (0..1], for placing its timings.
+  virtual std::string piece(std::string audio, double /*done*/) { return audio; }
+  virtual std::string end(std::string tail) { return tail; }
+};
 
 struct StreamSetup {
   db::BlockingPool& pool;
@@ -52,6 +70,7 @@ struct StreamSetup {
   std::chrono::seconds max_wait{1800};
   std::weak_ptr<OrderEnder> ender;
   const std::atomic<bool>* draining = nullptr;  // true once the server drains: stop waiting
+  std::shared_ptr<StreamFraming> framing;       // nullptr: the audio's bytes as they are
 };
 
 // Where an order's audio stands for the stream: the next chunk's file, or why there is none yet.
@@ -59,6 +78,9 @@ struct ChunkState {
   enum class Kind { ready, waiting, failed, policy_flagged, ended, done };
   Kind kind = Kind::waiting;
   std::string key;  // the file of a ready chunk
+  std::string item_id;
+  std::int64_t duration_ms = 0;  // of a ready chunk's audio
+  std::optional<orders::ItemSpeech> speech;  // when the framing wants it
 };
 // Pure: the state of chunk `index` in the order's items (the latest attempt of each position);
 // `ended` for every chunk of a closed order.

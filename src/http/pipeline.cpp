@@ -15,7 +15,7 @@ namespace {
 
 // The route's own error shape where it has one (a compatible surface), else the envelope.
 Response refusal_response(const RequestContext& ctx, const ApiError& e) {
-  if (ctx.route && ctx.route->render_error) return ctx.route->render_error(e, ctx.locale);
+  if (ctx.route && ctx.route->render_error) return ctx.route->render_error(e, ctx);
   return error_response(e, ctx.locale, ctx.tz);
 }
 

@@ -31,6 +31,9 @@ const db::Statement kCount{"voices_count", "SELECT count(*)" MG_VOICE_MATCH};
 const db::Statement kById{"voices_by_id",
                           "SELECT " MG_VOICE_COLUMNS " FROM voices v JOIN services s ON s.id = v.service_id"
                           " WHERE v.id = $1::uuid AND v.is_active AND s.is_active"};
+const db::Statement kByVoiceId{"voices_by_voice_id",
+                               "SELECT " MG_VOICE_COLUMNS " FROM voices v JOIN services s ON s.id = v.service_id"
+                               " WHERE v.voice_id = $1 AND v.is_active AND s.is_active ORDER BY s.position"};
 const db::Statement kTags{"voices_tags",
                           "SELECT code, CASE WHEN $1 = 'ru' THEN name_ru ELSE name_en END FROM voice_tags"
                           " ORDER BY position, code"};
@@ -91,6 +94,15 @@ std::optional<Voice> find_voice_by_id(db::Db& db, const VoiceId& id) {
     auto rows = db.exec(tx, kById, id.str());
     if (rows.empty()) return std::nullopt;
     return from_row(rows[0]);
+  });
+}
+
+std::vector<Voice> find_voices_by_voice_id(db::Db& db, std::string_view voice_id) {
+  std::vector<Voice> out;
+  if (!usable(std::string(voice_id))) return out;
+  return db::read(db, [&](db::Tx& tx) {
+    for (const auto& r : db.exec(tx, kByVoiceId, std::string(voice_id))) out.push_back(from_row(r));
+    return out;
   });
 }
 

@@ -8,7 +8,7 @@
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/object_store.hpp"
 #include "mediagen/workers/speech_source.hpp"
-#include "timings.hpp"
+#include "mediagen/engines/audio/word_timings.hpp"
 #include "voice_search_job.hpp"
 
 namespace mediagen::workers::detail {
@@ -28,6 +28,10 @@ boost::system::result<engines::Audio, ChunkFailure> from_upstream(const orders::
   boost::system::result<engines::SpeechPcm, engines::EngineFailure> pcm = engines::SpeechPcm{};
   if (chunk.task_type == TaskType::tts) {
     request.speech.text = *chunk.text;
+    // The chunks around this one carry the prosody across the joins; the order's own context
+    // (previous_text, next_text of the request) stands at its ends.
+    if (context.neighbours.previous) request.speech.previous_text = *context.neighbours.previous;
+    if (context.neighbours.next) request.speech.next_text = *context.neighbours.next;
     pcm = context.upstreams->speak(target, request.speech);
   } else {
     request.prompt.prompt = *chunk.text;
@@ -87,7 +91,7 @@ ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& con
   if (!put) return technical("storage_error", put.error().detail);
   out.size = static_cast<std::int64_t>(audio->mp3.size());
   out.duration_ms = audio->duration_ms;
-  out.timings_json = timings_to_json(audio->words, audio->words_estimated);
+  out.timings_json = engines::timings_to_json(audio->words, audio->words_estimated);
   return out;
 }
 

@@ -58,6 +58,9 @@ struct ChunkContext {
   std::function<std::shared_ptr<const voices::VoiceIndex>()> voice_index;
   // The upstream provider engines (their caps and breakers); null: chunks of such engines fail.
   engines::Upstreams* upstreams = nullptr;
+  // The texts of the chunks before and after this one (ElevenLabs' previous_text and next_text),
+  // read by the pool before the job starts, only for an engine that takes them.
+  orders::ChunkNeighbours neighbours;
 };
 
 ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& context);

@@ -58,7 +58,8 @@ std::optional<EngineRequest> parse_engine_request(std::string_view json) {
   EngineRequest r;
   r.engine = engine->get<std::string>();
   if (!read_string(doc, "voice", r.speech.espeak_voice) || !read_string(doc, "variant", r.speech.variant) ||
-      !read_string(doc, "language", r.speech.language_code)) {
+      !read_string(doc, "language", r.speech.language_code) || !read_string(doc, "previous_text", r.speech.previous_text) ||
+      !read_string(doc, "next_text", r.speech.next_text)) {
     return std::nullopt;
   }
   if (!read_prompt_fields(doc, r.prompt) || !read_string(doc, "upload", r.upload)) return std::nullopt;
@@ -90,6 +91,13 @@ std::optional<EngineRequest> parse_engine_request(std::string_view json) {
     }
   }
   return r;
+}
+
+bool takes_neighbours(std::string_view json) {
+  // Most chunks are the embedded engine's: no parse for them.
+  if (json.find("elevenlabs") == std::string_view::npos) return false;
+  const auto request = parse_engine_request(json);
+  return request && request->upstream && request->upstream->kind == engines::UpstreamKind::elevenlabs;
 }
 
 }  // namespace mediagen::workers::detail

@@ -2,7 +2,9 @@
 // orders.engine_request, resolved at order creation so workers never read the catalogue:
 // speech: {"engine": "espeak", "voice", "variant", "language",
 //          "settings": {"stability", "similarity_boost", "speed", "use_speaker_boost"},
-//          "profile": a voice clone's engines::VoiceProfile (optional)};
+//          "profile": a voice clone's engines::VoiceProfile (optional),
+//          "previous_text", "next_text": what the caller said comes before and after the whole
+//          text (optional; the first chunk's and the last chunk's outer neighbours)};
 // sfx, music: {"engine": "sfx" | "music", "task_type", "duration_ms", "seed"};
 // voice_search: {"engine": "voice_search", "upload": <storage key>, "top"};
 // "openai" | "elevenlabs" (an upstream provider): the speech or prompt fields above plus
@@ -29,5 +31,8 @@ struct EngineRequest {
 
 // nullopt when the JSON is not an object with a string "engine" or a field has the wrong type.
 std::optional<EngineRequest> parse_engine_request(std::string_view json);
+
+// Whether the engine of this request takes a chunk's neighbours (an upstream of ElevenLabs' shape).
+bool takes_neighbours(std::string_view json);
 
 }  // namespace mediagen::workers::detail

@@ -5,7 +5,7 @@
 #include "mediagen/engines/speech.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/object_store.hpp"
-#include "timings.hpp"
+#include "mediagen/engines/audio/word_timings.hpp"
 
 namespace mediagen::workers {
 namespace {
@@ -59,8 +59,8 @@ std::optional<Failure> write(storage::ObjectWriter& out, std::string_view bytes)
   return std::nullopt;
 }
 
-// The track, then its subtitles, each written to its writer; nothing is visible before the
-// writers commit. Fills the result's duration.
+// The track, then its subtitles and its timings as data, each written to its writer; nothing is
+// visible before the writers commit. Fills the result's duration.
 std::optional<Failure> write_files(storage::ObjectStore& store, const orders::StitchInputs& in,
                                    std::span<const Writer> out, orders::StitchedResult& result) {
   engines::Mp3Joiner joiner;
@@ -74,14 +74,20 @@ std::optional<Failure> write_files(storage::ObjectStore& store, const orders::St
     if (!frames) return frames.error();
     // Timings that do not parse cost the chunk its subtitles' precision, not the order's result:
     // the subtitle writer spreads an untimed chunk's text over its duration.
-    words.push_back(detail::timings_from_json(part.timings_json).value_or(std::vector<engines::WordTiming>{}));
+    words.push_back(engines::timings_from_json(part.timings_json).value_or(std::vector<engines::WordTiming>{}));
     const std::string_view text = part.text ? std::string_view(*part.text) : std::string_view();
-    timed.push_back({text, words.back(), offset_ms, frames->duration_ms, detail::timings_estimated(part.timings_json)});
+    timed.push_back({text, words.back(), offset_ms, frames->duration_ms, engines::timings_estimated(part.timings_json)});
     offset_ms += frames->duration_ms;
   }
   result.duration_ms = joiner.joined().duration_ms;
   if (auto failed = write(*out[1], engines::render_srt(timed))) return failed;
-  return write(*out[2], engines::render_webvtt(timed));
+  if (auto failed = write(*out[2], engines::render_webvtt(timed))) return failed;
+  std::optional<Failure> failure;
+  engines::write_timings_json(timed, [&](std::string_view piece) {
+    failure = write(*out[3], piece);
+    return !failure;
+  });
+  return failure;
 }
 
 }  // namespace
@@ -90,7 +96,7 @@ std::optional<StitchFailure> Stitcher::write_result(const orders::StitchInputs& 
   storage::ObjectStore& store = store_;
   std::optional<Failure> failure;
   std::vector<Writer> out;
-  for (const auto& key : {result.files[0], result.service_files[0], result.service_files[1]}) {
+  for (const auto& key : {result.files[0], result.service_files[0], result.service_files[1], result.service_files[2]}) {
     out.push_back(open(store, key, failure));
     if (failure) return failure;
   }
@@ -167,7 +173,8 @@ StitchOutcome Stitcher::stitch(orders::WorkQueue& queue, const orders::StitchJob
   orders::StitchedResult result;
   result.files = {orders::result_audio_key(job.order_id)};
   result.service_files = {orders::result_subtitles_key(job.order_id, "srt"),
-                          orders::result_subtitles_key(job.order_id, "vtt")};
+                          orders::result_subtitles_key(job.order_id, "vtt"),
+                          orders::result_subtitles_key(job.order_id, "timings.json")};
   if (auto failure = write_result(in, result)) return failed(queue, job, *failure, changes);
 
   if (!queue.finish_stitch(job, result, changes)) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "chunk_job.hpp"
+#include "engine_request.hpp"
 #include "mediagen/core/contain.hpp"
 #include "mediagen/core/log.hpp"
 #include "mediagen/db/connection.hpp"
@@ -191,10 +192,20 @@ void process(State& s, db::Db& db, orders::WorkQueue& queue, Stitcher& stitcher,
   // Read before the heartbeat starts: from then on it shares this worker's connection.
   std::shared_ptr<const voices::VoiceIndex> index;
   if (c.task_type == TaskType::voice_search) index = s.voice_index.current(db);
+  orders::ChunkNeighbours around;
+  if (c.task_type == TaskType::tts && detail::takes_neighbours(c.engine_request_json)) {
+    // Read before the heartbeat shares the connection. Continuity is a nicety: a failed read
+    // leaves the chunk without it rather than failing the chunk.
+    try {
+      around = queue.neighbours(c.order_id, c.chunk_index);
+    } catch (const std::exception& e) {
+      log::warn("chunk neighbours unread", {{"order_id", c.order_id.str()}, {"error", e.what()}});
+    }
+  }
   const detail::ChunkContext context{s.speech, s.store, s.options.content, s.options.speech_engine,
                                      s.options.prompt_engines,
                                      [&s] { return s.sleep_for(s.options.engine_delay); },
-                                     [index] { return index; }, s.options.upstreams};
+                                     [index] { return index; }, s.options.upstreams, std::move(around)};
   std::atomic<std::int64_t> lease_end_ms{
       std::chrono::duration_cast<milliseconds>((steady_clock::now() + s.options.lease).time_since_epoch()).count()};
   detail::ChunkResult result;

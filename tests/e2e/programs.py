@@ -30,6 +30,7 @@ PROGRAMS = {
     "mount": "gives the booted image /dev and /proc",
     "chroot": "runs the image's programs inside it as its user",
     "ffmpeg": "converts speech into the audio formats uploads are tested with (WAV, MP3, Ogg Opus, FLAC, M4A)",
+    "ffprobe": "reads what the compatible surfaces answer: sample rate, bitrate and codec of the audio",
 }
 
 

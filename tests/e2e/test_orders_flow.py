@@ -3,6 +3,7 @@ catalogue, a template, an order, polling to `completed`, a download link, a plai
 MP3 that decodes to speech of the expected length, and subtitles that match the audio.
 Also storage (4.3): Range, download disposition, foreign paths, tampered links, retention."""
 
+import json
 import os
 import re
 import shutil
@@ -123,7 +124,8 @@ class OrderFlowTests(OrderFixtures, E2ETestCase):
             self.assertIsNone(item["failure_reason"])
         self.assertEqual(len(order["result"]["files"]), 1)
         service_files = order["result"]["service_files"]
-        self.assertEqual(sorted(os.path.splitext(p)[1] for p in service_files), [".srt", ".vtt"])
+        self.assertEqual(sorted(os.path.basename(p) for p in service_files),
+                         ["result.srt", "result.timings.json", "result.vtt"])
         # The money: the whole estimate was charged, nothing is left locked.
         self.assertEqual(self.balance(user["id"]), 1_000_000 - created["price_units"])
         self.assertEqual(self.h.psql_value(
@@ -150,13 +152,19 @@ class OrderFlowTests(OrderFixtures, E2ETestCase):
 
         # Subtitles: every spoken word, in order, within the audio.
         spoken = words(text.split("[")[0])
+        timings, srt = None, None
         for path in service_files:
             sub = self.fetch(self.assertSuccess(self.link(key, path))["url"])
             self.assertEqual(sub.status, 200)
+            if path.endswith(".json"):
+                timings = sub.body if isinstance(sub.body, dict) else json.loads(sub.body)
+                continue
             body = sub.body.decode("utf-8")
             if path.endswith(".vtt"):
                 self.assertTrue(body.startswith("WEBVTT"))
             cues = parse_cues(body)
+            if path.endswith(".srt"):
+                srt = cues
             self.assertGreater(len(cues), 10)
             self.assertEqual(words(" ".join(c[2] for c in cues)), spoken)
             for (s1, e1, _), (s2, _, _) in zip(cues, cues[1:]):
@@ -173,6 +181,25 @@ class OrderFlowTests(OrderFixtures, E2ETestCase):
                     self.assertGreaterEqual(start, items[0]["duration_ms"] - 50)
                     break
                 seen += len(words(cue_text))
+        self.assertTimingsMatchSubtitles(timings, srt, spoken, seconds, len(items))
+
+    def assertTimingsMatchSubtitles(self, timings, srt, spoken, seconds, chunks):
+        """result.timings.json: the characters spell the words, times never go back and end with
+        the track, and every SRT cue starts within 50 ms of its first word's start."""
+        self.assertGreaterEqual(chunks, 3)
+        self.assertNotIn("estimated", timings)
+        alignment = timings["alignment"]
+        self.assertEqual(words("".join(alignment["characters"])), spoken)
+        starts = alignment["character_start_times_seconds"]
+        self.assertEqual(len(starts), len(alignment["characters"]))
+        self.assertEqual(starts, sorted(starts))
+        self.assertLess(abs(alignment["character_end_times_seconds"][-1] - seconds), 0.05)
+        flat = [(w, word["start"]) for word in timings["words"] for w in words(word["text"])]
+        self.assertEqual([w for w, _ in flat], spoken)
+        seen = 0
+        for start_ms, _, cue_text in srt:
+            self.assertAlmostEqual(flat[seen][1] * 1000, start_ms, delta=50, msg=cue_text)
+            seen += len(words(cue_text))
 
     def test_links_serve_ranges_and_attachments_and_refuse_tampering(self):
         _, key = self.account(balance=100_000)

@@ -166,6 +166,24 @@ class UpstreamEngineTests(OrderFixtures, E2ETestCase):
         self.assertEqual(len(calls), 1)
         self.assertEqual(calls[0]["body"]["model_id"], "eleven_multilingual_v2")
 
+    def test_bb_each_chunk_hears_its_neighbours(self):
+        _, key = self.account(balance=100_000)
+        voice = self.voice_of(key, "provider_c", ELEVEN_VOICES[0]["voice_id"])
+        template = self.template(key, "provider_c", voice=voice)
+        paragraphs = ["Neighbour one opens the text.", "Neighbour two sits in the middle.", "Neighbour three ends it."]
+        order = self.finished(key, template, "\n\n".join(paragraphs), config_override=PARAGRAPH)
+        self.assertEqual(order["status"], "completed", order)
+        calls = {r["body"]["text"]: r["body"] for r in
+                 self.up.seen(f"/v1/text-to-speech/{ELEVEN_VOICES[0]['voice_id']}/with-timestamps")
+                 if r["body"]["text"] in paragraphs}
+        self.assertEqual(set(calls), set(paragraphs))
+        first, middle, last = (calls[p] for p in paragraphs)
+        self.assertEqual((middle["previous_text"], middle["next_text"]), (paragraphs[0], paragraphs[2]))
+        self.assertNotIn("previous_text", first)
+        self.assertEqual(first["next_text"], paragraphs[1])
+        self.assertEqual(last["previous_text"], paragraphs[1])
+        self.assertNotIn("next_text", last)
+
     def test_c_a_sound_effect_through_elevenlabs_completes(self):
         _, key = self.account(balance=100_000)
         created = self.assertSuccess(self.api("POST", "/orders", key, body={

@@ -73,7 +73,8 @@ TEST_F(WorkersPoolTest, OrdersAreSynthesisedStitchedAndChargedOnce) {
     EXPECT_NEAR(static_cast<double>(number("SELECT result_duration_ms FROM orders WHERE id = '" + order.id + "'")),
                 static_cast<double>(decoded.duration_ms()), 1);
     EXPECT_EQ(value("SELECT result_service_files::text FROM orders WHERE id = '" + order.id + "'"),
-              "[\"orders/" + order.id + "/result.srt\", \"orders/" + order.id + "/result.vtt\"]");
+              "[\"orders/" + order.id + "/result.srt\", \"orders/" + order.id + "/result.vtt\", \"orders/" + order.id +
+                  "/result.timings.json\"]");
     const auto vtt = read_all("orders/" + order.id + "/result.vtt");
     EXPECT_EQ(vtt.rfind("WEBVTT\n\n", 0), 0u);
     EXPECT_NE(read_all("orders/" + order.id + "/result.srt").find(" --> "), std::string::npos);

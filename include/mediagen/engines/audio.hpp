@@ -47,6 +47,11 @@ struct SpeechRequest {
   // A voice clone's profile: when set, its base voice and variant replace espeak_voice and
   // variant, and its pitch, range and rate replace the settings' (speed still scales the rate).
   std::optional<VoiceProfile> profile;
+  // The text spoken before and after this one (a chunk's neighbours), for a provider that
+  // carries its prosody across the join (ElevenLabs' previous_text, next_text); empty: none.
+  // The embedded engine speaks each text on its own.
+  std::string previous_text;
+  std::string next_text;
 };
 
 // One spoken word: its place in SpeechRequest::text (byte offset and byte length into the

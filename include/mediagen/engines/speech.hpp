@@ -167,6 +167,7 @@ std::vector<EspeakVariantInfo> list_espeak_variants();
 //
 // Pure functions: no I/O, never fail; text that is not valid UTF-8 is treated byte by byte.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -205,6 +206,16 @@ std::string render_srt(std::span<const TimedText> chunks);
 // ("NOTE word timings: estimated"), so a reader knows the cues follow the text's length, not the voice.
 // "WEBVTT\n\n" then "00:00:01.234 --> 00:00:02.345\ntext\n\n" per cue, with & < > escaped.
 std::string render_webvtt(std::span<const TimedText> chunks);
+
+// The timings of the whole track as data (result.timings.json), written piece by piece through
+// `write` (memory: one chunk's characters; false from `write` stops):
+//   {"alignment": {"characters", "character_start_times_seconds", "character_end_times_seconds"},
+//    "words": [{"text", "start", "end"}], "estimated": true (only when some chunk's word timings
+//    were estimated from its text)}
+// The characters and their times are char_timings.hpp's (the chunks joined by one space); the
+// words are the spoken text split on white space, each from its first character's start to its
+// last one's end. Seconds from the start of the track, to the millisecond. False when `write` was.
+bool write_timings_json(std::span<const TimedText> chunks, const std::function<bool(std::string_view)>& write);
 
 }  // namespace mediagen::engines
 

@@ -24,8 +24,10 @@ enum class Access { open, any_key, scope };
 
 // Where a route's key comes from: X-API-KEY (the spec's API, section 5), or
 // "Authorization: Bearer <key>" on a surface that speaks another API's dialect (the
-// OpenAI-compatible speech routes), where clients can send nothing else.
-enum class KeyHeader { x_api_key, bearer };
+// OpenAI-compatible speech routes), where clients can send nothing else; "xi-api-key" on the
+// ElevenLabs-compatible surface; either of the last two on a path both surfaces answer
+// (GET /v1/models): xi-api-key when the request carries it, else the Bearer key.
+enum class KeyHeader { x_api_key, bearer, xi_api_key, bearer_or_xi_api_key };
 
 struct Route;
 
@@ -90,8 +92,8 @@ struct Route {
   std::function<std::optional<ApiError>(const RequestContext&)> authorize_body;
   KeyHeader key_header = KeyHeader::x_api_key;
   // Writes the route's refusals (from any stage after the route matched) in another API's error
-  // shape; empty: the spec's envelope.
-  std::function<Response(const ApiError&, Locale)> render_error;
+  // shape (which may depend on the request's headers); empty: the spec's envelope.
+  std::function<Response(const ApiError&, const RequestContext&)> render_error;
   Handler handler;
   std::size_t metrics_index = 0;  // set by the router
 };

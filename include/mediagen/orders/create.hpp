@@ -333,6 +333,15 @@ struct SpeechOrder {
   std::string model_id;     // without a template
   std::optional<std::string> voice_id;
   std::optional<double> speed;
+  // Further voice settings and the language laid over the template's (the ElevenLabs-compatible
+  // surface); checked against the model's schema like a template's.
+  std::optional<double> stability;
+  std::optional<double> similarity_boost;
+  std::optional<bool> use_speaker_boost;
+  std::optional<std::string> language_code;
+  // What comes before and after the text (engine_request's previous_text, next_text).
+  std::optional<std::string> previous_text;
+  std::optional<std::string> next_text;
   std::string text;
 };
 Result<OrderWritten> create_speech_order(db::Db& db, const Caller& caller, const SpeechOrder& request,

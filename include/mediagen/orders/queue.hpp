@@ -63,6 +63,13 @@ struct ClaimedChunk {
 
 // What a finished chunk produced. timings_json: [[byte offset, byte length, start ms], ...] on
 // the chunk's own MP3 time line (the format of order_items.timings).
+// The texts of the chunks on either side of one (the latest record of each position); nullopt at
+// the order's ends or once retention removed a text.
+struct ChunkNeighbours {
+  std::optional<std::string> previous;
+  std::optional<std::string> next;
+};
+
 struct ChunkOutput {
   std::string result_path;  // a storage key
   std::int64_t size = 0;    // bytes
@@ -165,6 +172,8 @@ class WorkQueue {
 
   // What the stitcher needs to build the result.
   StitchInputs stitch_inputs(const OrderId& order_id);
+  // The texts around position `chunk_index` of a tts order (for an engine that takes them).
+  ChunkNeighbours neighbours(const OrderId& order_id, int chunk_index);
 
   // The order -> completed (result_delivered stays), result paths and duration recorded, the stitch
   // lease cleared, and whatever is left in its escrow released ("order_release"). Its first

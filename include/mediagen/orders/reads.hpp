@@ -75,6 +75,15 @@ struct ItemText {
 };
 boost::asio::awaitable<Result<ItemText>> item_text(db::AsyncPg& pg, UserId user, OrderId order_id, ItemId item_id);
 
+// What one completed chunk record spoke and when (the compatible surfaces' timestamps): its text
+// (empty once retention removed it) and its word timings as the worker stored them
+// (order_items.timings; "[]" when none). nullopt for an item of no order of `user`.
+struct ItemSpeech {
+  std::string text;
+  std::string timings_json = "[]";
+};
+std::optional<ItemSpeech> item_speech(db::Db& db, UserId user, const std::string& item_id);
+
 }  // namespace mediagen::orders
 
 // The Order and OrderItem objects of the API (spec 2.3, 2.4), written with JsonWriter: these

@@ -51,6 +51,9 @@ struct VoiceSlice {
 VoiceSlice find_voices(db::Db& db, const VoiceFilter& filter, std::int64_t offset, std::int64_t limit);
 // An active voice by its LumVoice id; nullopt when malformed or unknown.
 std::optional<Voice> find_voice_by_id(db::Db& db, const VoiceId& id);
+// The active voices whose provider-format id is `voice_id`, in service order (the services' id
+// formats differ, so there is at most one in the demo catalogues).
+std::vector<Voice> find_voices_by_voice_id(db::Db& db, std::string_view voice_id);
 
 struct Tag {
   std::string code;

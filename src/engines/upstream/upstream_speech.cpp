@@ -119,6 +119,8 @@ HttpCall speech_call(const UpstreamTarget& t, const Key& key, const SpeechReques
   }
   json body{{"text", r.text}, {"model_id", t.model}, {"voice_settings", voice_settings(r.settings)}};
   if (!r.language_code.empty()) body["language_code"] = r.language_code;
+  if (!r.previous_text.empty()) body["previous_text"] = r.previous_text;
+  if (!r.next_text.empty()) body["next_text"] = r.next_text;
   return request(t, key, "/v1/text-to-speech/" + percent_encode(t.voice) + "/with-timestamps", "POST",
                  to_json_text(body));
 }

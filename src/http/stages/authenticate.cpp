@@ -7,11 +7,18 @@ namespace mediagen::http::stages {
 namespace {
 
 // The key as the route takes it: X-API-KEY alone on the spec's API (Authorization and Api-Key are
-// ignored there, spec 5.2); "Authorization: Bearer <key>" alone on a Bearer route.
-bool reads_x_api_key(const RequestContext& ctx) { return !ctx.route || ctx.route->key_header == KeyHeader::x_api_key; }
+// ignored there, spec 5.2); "Authorization: Bearer <key>" alone on a Bearer route; xi-api-key
+// alone on the ElevenLabs-compatible routes.
+KeyHeader key_source(const RequestContext& ctx) {
+  if (!ctx.route) return KeyHeader::x_api_key;
+  if (ctx.route->key_header != KeyHeader::bearer_or_xi_api_key) return ctx.route->key_header;
+  return ctx.request.header("xi-api-key") ? KeyHeader::xi_api_key : KeyHeader::bearer;
+}
 
 std::optional<std::string_view> key_text(const RequestContext& ctx) {
-  if (reads_x_api_key(ctx)) return ctx.request.header("X-API-KEY");
+  const KeyHeader source = key_source(ctx);
+  if (source == KeyHeader::x_api_key) return ctx.request.header("X-API-KEY");
+  if (source == KeyHeader::xi_api_key) return ctx.request.header("xi-api-key");
   auto value = ctx.request.header("Authorization");
   constexpr std::string_view kScheme = "bearer ";
   if (!value || value->size() < kScheme.size() || !iequals_ascii(value->substr(0, kScheme.size()), kScheme)) {
@@ -24,7 +31,11 @@ std::optional<std::string_view> key_text(const RequestContext& ctx) {
 }
 
 std::string_view key_header_name(const RequestContext& ctx) {
-  return reads_x_api_key(ctx) ? "X-API-KEY" : "Authorization";
+  switch (key_source(ctx)) {
+    case KeyHeader::x_api_key: return "X-API-KEY";
+    case KeyHeader::xi_api_key: return "xi-api-key";
+    default: return "Authorization";
+  }
 }
 
 // A value that cannot be one of our keys is invalid at once: no hash, no cache entry, no query.

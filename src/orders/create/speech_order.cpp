@@ -21,8 +21,8 @@ constexpr std::string_view kScope = "speech.create";
 constexpr std::size_t kLeadCapacity = 250;
 
 // The tts_settings the order speaks with: the template's (or a bare mode_v1 one), with the voice
-// and speed the request names laid over them. A speed the caller asked for is honoured on every
-// model that has the setting, so the advanced flag goes with it.
+// and settings the request names laid over them. A setting the caller asked for is honoured on
+// every model that has it, so the advanced flag goes with it.
 nlohmann::json speech_config(const SpeechOrder& request, std::optional<std::string_view> template_config) {
   nlohmann::json config = nlohmann::json::object();
   if (template_config) config = nlohmann::json::parse(*template_config, nullptr, false);
@@ -34,12 +34,18 @@ nlohmann::json speech_config(const SpeechOrder& request, std::optional<std::stri
     tts["model_id"] = request.model_id;
   }
   if (request.voice_id) tts["voice_id"] = *request.voice_id;
-  if (request.speed) {
+  if (request.language_code) tts["language_code"] = *request.language_code;
+  const auto set = [&tts](const char* key, const auto& value) {
+    if (!value) return;
     auto& settings = tts["voice_settings"];
     if (!settings.is_object()) settings = nlohmann::json::object();
-    settings["speed"] = *request.speed;
+    settings[key] = *value;
     tts["advanced_voice_settings"] = true;
-  }
+  };
+  set("speed", request.speed);
+  set("stability", request.stability);
+  set("similarity_boost", request.similarity_boost);
+  set("use_speaker_boost", request.use_speaker_boost);
   return config;
 }
 
@@ -85,6 +91,14 @@ Result<OrderWritten> create_speech_order(db::Db& db, const Caller& caller, const
   if (!setup) return setup.error();
   use_speech_setup(order, *setup);
   order.chunker.lead_capacity = kLeadCapacity;
+  if (request.previous_text || request.next_text) {
+    auto engine = nlohmann::json::parse(order.engine_request, nullptr, false);
+    if (engine.is_object()) {
+      if (request.previous_text) engine["previous_text"] = *request.previous_text;
+      if (request.next_text) engine["next_text"] = *request.next_text;
+      order.engine_request = to_json_text(engine);
+    }
+  }
 
   // The text rules of POST /orders: something left to speak once brackets are removed.
   std::optional<ApiError> shape;

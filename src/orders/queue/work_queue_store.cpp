@@ -56,6 +56,14 @@ const db::Statement kStitchParts{
     " ORDER BY i.chunk_index, i.created_at DESC, i.attempt_number DESC, i.id DESC"};
 
 
+// The latest record of each position next to $2 (its text may have been replaced by a retry).
+const db::Statement kNeighbours{
+    "work_neighbours",
+    "SELECT DISTINCT ON (i.chunk_index) i.chunk_index, t.text"
+    " FROM order_items i JOIN order_item_texts t ON t.item_id = i.id"
+    " WHERE i.order_id = $1::uuid AND i.chunk_index IN ($2 - 1, $2 + 1)"
+    " ORDER BY i.chunk_index, i.created_at DESC, i.attempt_number DESC, i.id DESC"};
+
 // Orders that lost their last claimed chunk go back to pending. Workers are woken after the
 // commit by the caller (WorkerPool), not here.
 void after_requeue(db::Db& db, db::Tx& tx, const std::set<std::string>& orders,
@@ -169,6 +177,17 @@ StitchInputs WorkQueue::stitch_inputs(const OrderId& order_id) {
       in.parts.push_back(std::move(p));
     }
     return in;
+  });
+}
+
+ChunkNeighbours WorkQueue::neighbours(const OrderId& order_id, int chunk_index) {
+  return db::transact(db_, [&](db::Tx& tx) {
+    ChunkNeighbours around;
+    for (const auto& row : db_.exec(tx, kNeighbours, order_id.str(), chunk_index)) {
+      if (row[1].is_null()) continue;
+      (row[0].as<int>() < chunk_index ? around.previous : around.next) = row[1].as<std::string>();
+    }
+    return around;
   });
 }
 

@@ -17,6 +17,12 @@
 namespace mediagen::orders {
 namespace {
 
+const db::Statement kItemSpeech{
+    "orders_item_speech",
+    "SELECT COALESCE(t.text, ''), COALESCE(i.timings::text, '[]') FROM order_items i"
+    " JOIN orders o ON o.id = i.order_id AND o.user_id = $2"
+    " LEFT JOIN order_item_texts t ON t.item_id = i.id WHERE i.id = $1::uuid"};
+
 const db::Statement kOrder{"orders_read_one", "SELECT " MG_ORDER_COLUMNS " FROM orders WHERE id = $1::uuid"};
 
 // Orders whose waiting chunks the workers take before this order's first waiting one (they
@@ -274,5 +280,13 @@ template Order order_from_row(const pqxx::row&);
 template Order order_from_row(const db::PgRow&);
 template Item item_from_row(const pqxx::row&);
 template Item item_from_row(const db::PgRow&);
+
+std::optional<ItemSpeech> item_speech(db::Db& db, UserId user, const std::string& item_id) {
+  return db::read(db, [&](db::Tx& tx) -> std::optional<ItemSpeech> {
+    const auto rows = db.exec(tx, kItemSpeech, item_id, user.value);
+    if (rows.empty()) return std::nullopt;
+    return ItemSpeech{rows[0][0].as<std::string>(), rows[0][1].as<std::string>()};
+  });
+}
 
 }  // namespace mediagen::orders

@@ -1,12 +1,12 @@
-#include "workers/timings.hpp"
+#include "mediagen/engines/audio/word_timings.hpp"
 
 #include <gtest/gtest.h>
 
-namespace mediagen::workers::detail {
+namespace mediagen::engines {
 namespace {
 
 TEST(Timings, RoundTripThroughTheStoredJson) {
-  const std::vector<engines::WordTiming> words{{0, 5, 50}, {6, 3, 420}, {10, 12, 900}};
+  const std::vector<WordTiming> words{{0, 5, 50}, {6, 3, 420}, {10, 12, 900}};
   const auto json = timings_to_json(words);
   EXPECT_EQ(json, "[[0,5,50],[6,3,420],[10,12,900]]");
   const auto back = timings_from_json(json);
@@ -29,7 +29,7 @@ TEST(Timings, RefusesAnythingButTriplesOfNonNegativeIntegers) {
 }
 
 TEST(Timings, EstimatedTimingsSayItAndReadBackTheSame) {
-  const std::vector<engines::WordTiming> words{{0, 3, 50}, {4, 5, 400}};
+  const std::vector<WordTiming> words{{0, 3, 50}, {4, 5, 400}};
   const auto json = timings_to_json(words, true);
   EXPECT_EQ(json, R"({"estimated":true,"words":[[0,3,50],[4,5,400]]})");
   EXPECT_TRUE(timings_estimated(json));
@@ -41,4 +41,4 @@ TEST(Timings, EstimatedTimingsSayItAndReadBackTheSame) {
 }
 
 }  // namespace
-}  // namespace mediagen::workers::detail
+}  // namespace mediagen::engines

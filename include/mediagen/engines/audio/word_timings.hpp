@@ -11,14 +11,14 @@
 
 #include "mediagen/engines/audio.hpp"
 
-namespace mediagen::workers::detail {
+namespace mediagen::engines {
 
-std::string timings_to_json(std::span<const engines::WordTiming> words, bool estimated = false);
+std::string timings_to_json(std::span<const WordTiming> words, bool estimated = false);
 
 // True for the {"estimated": true, ...} form.
 bool timings_estimated(std::string_view json);
 
 // nullopt when the JSON is not an array of three non-negative integers each.
-std::optional<std::vector<engines::WordTiming>> timings_from_json(std::string_view json);
+std::optional<std::vector<WordTiming>> timings_from_json(std::string_view json);
 
-}  // namespace mediagen::workers::detail
+}  // namespace mediagen::engines

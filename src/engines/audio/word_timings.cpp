@@ -1,10 +1,10 @@
-#include "timings.hpp"
+#include "mediagen/engines/audio/word_timings.hpp"
 
 #include <nlohmann/json.hpp>
 
-namespace mediagen::workers::detail {
+namespace mediagen::engines {
 
-std::string timings_to_json(std::span<const engines::WordTiming> words, bool estimated) {
+std::string timings_to_json(std::span<const WordTiming> words, bool estimated) {
   std::string out = estimated ? "{\"estimated\":true,\"words\":[" : "[";
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (i) out += ',';
@@ -21,11 +21,11 @@ bool timings_estimated(std::string_view json) {
   return it != doc.end() && it->is_boolean() && it->get<bool>();
 }
 
-std::optional<std::vector<engines::WordTiming>> timings_from_json(std::string_view json) {
+std::optional<std::vector<WordTiming>> timings_from_json(std::string_view json) {
   auto doc = nlohmann::json::parse(json, nullptr, false);
   if (doc.is_object() && doc.contains("words")) doc = std::move(doc["words"]);
   if (!doc.is_array()) return std::nullopt;
-  std::vector<engines::WordTiming> words;
+  std::vector<WordTiming> words;
   words.reserve(doc.size());
   for (const auto& w : doc) {
     if (!w.is_array() || w.size() != 3) return std::nullopt;
@@ -37,4 +37,4 @@ std::optional<std::vector<engines::WordTiming>> timings_from_json(std::string_vi
   return words;
 }
 
-}  // namespace mediagen::workers::detail
+}  // namespace mediagen::engines
