@@ -55,7 +55,7 @@ asio::awaitable<Result<http::Reply>> speech_handler(Shared& s, http::RequestCont
   auto key = idempotency_of(ctx);
   if (!key) co_return key.error();
   // Refused before any order exists when this build cannot encode the format.
-  auto out = make_audio_out(request->format);
+  auto out = engines::make_audio_out(audio_out_spec(request->format));
   if (!out) {
     co_return invalid_field("response_format", Message{"validation.in", {{"attribute", "response_format"},
                                                                          {"values", "mp3, wav, pcm"}}});

@@ -67,7 +67,7 @@ boost::asio::awaitable<Result<http::Reply>> answer_audio(const SpeechAnswerDeps&
 boost::asio::awaitable<Result<http::Reply>> answer_speech(const SpeechAnswerDeps& deps, http::RequestContext& ctx,
                                                           SpeechRequest request,
                                                           std::optional<orders::IdempotencyKey> idempotency,
-                                                          std::unique_ptr<AudioOut> out) {
+                                                          std::unique_ptr<engines::AudioOut> out) {
   const AudioFormat format = request.format;
   auto create = [req = std::move(request)](db::Db& db, const orders::Caller& caller,
                                            orders::OrderKeeper* kept) -> Result<orders::OrderWritten> {

@@ -13,7 +13,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
-#include "audio_out.hpp"
+#include "mediagen/engines/codec/audio_out.hpp"
 #include "mediagen/compat/routes.hpp"
 #include "mediagen/db/blocking_pool.hpp"
 #include "mediagen/http/route.hpp"
@@ -37,7 +37,7 @@ using OrderCreator = std::function<Result<orders::OrderWritten>(db::Db& db, cons
 struct AudioAnswer {
   OrderCreator create;
   std::optional<orders::IdempotencyKey> idempotency;
-  std::unique_ptr<AudioOut> out;             // the converter of the request's format
+  std::unique_ptr<engines::AudioOut> out;             // the converter of the request's format
   std::string_view content_type;
   std::shared_ptr<StreamFraming> framing;    // nullptr: the audio's bytes as they are
   // The order's id also as request-id and x-request-id (ElevenLabs' headers; its SDK reads the latter).
@@ -52,6 +52,6 @@ boost::asio::awaitable<Result<http::Reply>> answer_audio(const SpeechAnswerDeps&
 boost::asio::awaitable<Result<http::Reply>> answer_speech(const SpeechAnswerDeps& deps, http::RequestContext& ctx,
                                                           SpeechRequest request,
                                                           std::optional<orders::IdempotencyKey> idempotency,
-                                                          std::unique_ptr<AudioOut> out);
+                                                          std::unique_ptr<engines::AudioOut> out);
 
 }  // namespace mediagen::compat

@@ -49,6 +49,19 @@ Result<std::optional<double>> read_speed(const json& body) {
 
 }  // namespace
 
+engines::AudioOutSpec audio_out_spec(AudioFormat format) {
+  using engines::AudioOutKind;
+  switch (format) {
+    case AudioFormat::mp3: return {AudioOutKind::mp3_as_is, 0, 0};
+    case AudioFormat::wav: return {AudioOutKind::wav, kPcmRate, 0};
+    case AudioFormat::pcm: return {AudioOutKind::pcm, kPcmRate, 0};
+    case AudioFormat::opus: return {AudioOutKind::opus, 48000, 48};
+    case AudioFormat::flac: return {AudioOutKind::flac, kPcmRate, 0};
+    case AudioFormat::aac: return {AudioOutKind::aac, kPcmRate, 64};
+  }
+  return {};
+}
+
 std::string_view to_string(AudioFormat format) {
   switch (format) {
     case AudioFormat::mp3: return "mp3";

@@ -18,6 +18,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "mediagen/core/api_error.hpp"
+#include "mediagen/engines/codec/audio_out.hpp"
 
 namespace mediagen::compat {
 
@@ -31,6 +32,10 @@ std::string_view to_string(AudioFormat format);
 std::optional<AudioFormat> parse_audio_format(std::string_view name);
 // The Content-Type of the response body.
 std::string_view content_type_of(AudioFormat format);
+// OpenAI's formats: mp3 as the chunks made it, pcm and wav at 24 kHz (OpenAI's documented pcm),
+// opus (48 kHz), flac and aac (24 kHz).
+inline constexpr int kPcmRate = 24000;
+engines::AudioOutSpec audio_out_spec(AudioFormat format);
 
 struct SpeechRequest {
   std::string model;

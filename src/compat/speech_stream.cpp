@@ -47,7 +47,7 @@ ChunkState chunk_state(const orders::Order& order, int index) {
   return {.kind = ChunkState::Kind::waiting};
 }
 
-SpeechStream::SpeechStream(StreamSetup setup, std::unique_ptr<AudioOut> out)
+SpeechStream::SpeechStream(StreamSetup setup, std::unique_ptr<engines::AudioOut> out)
     : setup_(std::move(setup)), out_(std::move(out)), deadline_(std::chrono::steady_clock::now() + setup_.max_wait) {}
 
 // Dropped unfinished by the server (the client went away, a write stalled): nothing more can be

@@ -1,7 +1,7 @@
 #pragma once
 // The audio of a speech order, sent while it is made: chunk after chunk, in chunk_index order,
 // each as soon as its latest attempt completed, read from the object store in bounded pieces and
-// converted to the response's format on the way (audio_out.hpp). The body's length is unknown
+// converted to the response's format on the way (engines/codec/audio_out.hpp). The body's length is unknown
 // when the head goes out, so the server sends it chunked.
 //
 // Waiting never holds an I/O thread: the order is read on the blocking pool, and between looks
@@ -30,7 +30,7 @@
 #include <optional>
 #include <string>
 
-#include "audio_out.hpp"
+#include "mediagen/engines/codec/audio_out.hpp"
 #include "order_ender.hpp"
 #include "mediagen/compat/order_waiters.hpp"
 #include "mediagen/core/api_error.hpp"
@@ -88,7 +88,7 @@ ChunkState chunk_state(const orders::Order& order, int index);
 
 class SpeechStream final : public http::BodySource {
  public:
-  SpeechStream(StreamSetup setup, std::unique_ptr<AudioOut> out);
+  SpeechStream(StreamSetup setup, std::unique_ptr<engines::AudioOut> out);
   ~SpeechStream() override;
   SpeechStream(const SpeechStream&) = delete;
   SpeechStream& operator=(const SpeechStream&) = delete;
@@ -110,7 +110,7 @@ class SpeechStream final : public http::BodySource {
   boost::asio::awaitable<void> end_order();
 
   StreamSetup setup_;
-  std::unique_ptr<AudioOut> out_;
+  std::unique_ptr<engines::AudioOut> out_;
   std::chrono::steady_clock::time_point deadline_;
   int index_ = 0;
   std::string key_;             // the chunk being sent; empty between chunks

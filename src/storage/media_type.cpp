@@ -18,6 +18,8 @@ constexpr Entry kTypes[] = {
     {"ogg", "audio/ogg"},
     {"flac", "audio/flac"},
     {"m4a", "audio/mp4"},
+    {"pcm", "audio/pcm"},    // raw 16-bit little-endian mono (an order's output_format pcm_*)
+    {"ulaw", "audio/basic"},  // raw G.711 mu-law, 8 kHz mono
     {"srt", "application/x-subrip; charset=utf-8"},
     {"vtt", "text/vtt; charset=utf-8"},
     {"txt", "text/plain; charset=utf-8"},

@@ -2,7 +2,9 @@
 
 #include "engine_request.hpp"
 #include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/codec/audio_out.hpp"
 #include "mediagen/engines/speech.hpp"
+#include "mediagen/engines/speech/breaks.hpp"
 #include "mediagen/engines/prompt.hpp"
 #include "mediagen/engines/upstream.hpp"
 #include "mediagen/orders/order.hpp"
@@ -32,6 +34,10 @@ boost::system::result<engines::Audio, ChunkFailure> from_upstream(const orders::
     // (previous_text, next_text of the request) stands at its ends.
     if (context.neighbours.previous) request.speech.previous_text = *context.neighbours.previous;
     if (context.neighbours.next) request.speech.next_text = *context.neighbours.next;
+    // ElevenLabs honours its own break tags; an OpenAI-shaped server would read them aloud.
+    if (request.speech.breaks && target.kind != engines::UpstreamKind::elevenlabs) {
+      request.speech.text = engines::without_breaks(request.speech.text, {}).text;
+    }
     pcm = context.upstreams->speak(target, request.speech);
   } else {
     request.prompt.prompt = *chunk.text;
@@ -51,7 +57,9 @@ boost::system::result<engines::Audio, ChunkFailure> generate(const orders::Claim
   if (request.upstream) return from_upstream(chunk, request, context);
   if (chunk.task_type == TaskType::tts && request.engine == context.speech_engine) {
     request.speech.text = *chunk.text;
-    auto pcm = context.speech.speak(request.speech);
+    auto pcm = engines::speak_with_breaks_if(request.speech, [&context](const engines::SpeechRequest& r) {
+      return context.speech.speak(r);
+    });
     if (!pcm) return from_engine(pcm.error());
     auto audio = engines::finish_chunk(std::move(*pcm));
     if (!audio) return from_engine(audio.error());
@@ -66,6 +74,28 @@ boost::system::result<engines::Audio, ChunkFailure> generate(const orders::Claim
   auto audio = engine->second->generate(request.prompt);
   if (!audio) return from_engine(audio.error());
   return std::move(*audio);
+}
+
+// The chunk's file in the order's output format, converted from the engine's MP3 (the engines make
+// MP3; the same audio, so its timings hold). A tts chunk keeps its MP3 beside it: the stitch joins
+// the MP3 streams frame by frame and converts the track once, with no seam at the joins. `key` is
+// the MP3's on entry and the chunk's file on return; the file's size is returned.
+boost::system::result<std::int64_t, ChunkFailure> store_in_format(const orders::ClaimedChunk& chunk,
+                                                                  const engines::OutputFormat& format,
+                                                                  const std::string& mp3, std::string& key,
+                                                                  const ChunkContext& context) {
+  auto converter = engines::make_audio_out(format);
+  if (!converter) return technical("engine_error", "no encoder for " + format.name());
+  auto head = converter->feed(mp3);
+  auto tail = head ? converter->finish() : std::nullopt;
+  if (!tail) return technical("engine_error", "the audio did not convert to " + format.name());
+  if (chunk.task_type == TaskType::tts) {
+    if (auto put = context.store.put(key, mp3); !put) return technical("storage_error", put.error().detail);
+  }
+  key = orders::item_format_key(key, format.name(), engines::output_extension(format));
+  *head += *tail;
+  if (auto put = context.store.put(key, *head); !put) return technical("storage_error", put.error().detail);
+  return static_cast<std::int64_t>(head->size());
 }
 
 }  // namespace
@@ -87,9 +117,15 @@ ChunkResult run_chunk(const orders::ClaimedChunk& chunk, const ChunkContext& con
 
   orders::ChunkOutput out;
   out.result_path = orders::item_audio_key(chunk.order_id, chunk.item_id, chunk.lease_token);
-  auto put = context.store.put(out.result_path, audio->mp3);
-  if (!put) return technical("storage_error", put.error().detail);
-  out.size = static_cast<std::int64_t>(audio->mp3.size());
+  if (request->output_format) {
+    auto stored = store_in_format(chunk, *request->output_format, audio->mp3, out.result_path, context);
+    if (!stored) return stored.error();
+    out.size = *stored;
+  } else {
+    auto put = context.store.put(out.result_path, audio->mp3);
+    if (!put) return technical("storage_error", put.error().detail);
+    out.size = static_cast<std::int64_t>(audio->mp3.size());
+  }
   out.duration_ms = audio->duration_ms;
   out.timings_json = engines::timings_to_json(audio->words, audio->words_estimated);
   return out;

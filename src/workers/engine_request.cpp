@@ -71,6 +71,15 @@ std::optional<EngineRequest> parse_engine_request(std::string_view json) {
     r.speech.profile = engines::voice_profile_from_json(*profile);
     if (!r.speech.profile) return std::nullopt;
   }
+  if (auto b = doc.find("breaks"); b != doc.end() && !b->is_null()) {
+    if (!b->is_boolean()) return std::nullopt;
+    r.speech.breaks = b->get<bool>();
+  }
+  if (auto f = doc.find("output_format"); f != doc.end() && !f->is_null()) {
+    if (!f->is_string()) return std::nullopt;
+    r.output_format = engines::parse_output_format(f->get_ref<const std::string&>());
+    if (!r.output_format) return std::nullopt;
+  }
   if (auto u = doc.find("upstream"); u != doc.end() && !u->is_null()) {
     r.upstream = read_upstream(*u, r.engine);
     if (!r.upstream) return std::nullopt;

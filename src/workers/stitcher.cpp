@@ -2,6 +2,8 @@
 
 #include "mediagen/core/log.hpp"
 #include "mediagen/engines/audio.hpp"
+#include "mediagen/engines/audio/output_format.hpp"
+#include "mediagen/engines/codec/audio_out.hpp"
 #include "mediagen/engines/speech.hpp"
 #include "mediagen/orders/order.hpp"
 #include "mediagen/storage/object_store.hpp"
@@ -18,10 +20,41 @@ using Failure = StitchFailure;
 
 using Writer = std::unique_ptr<storage::ObjectWriter>;
 
+// Where the joined MP3 goes: the track's writer, through the order's output format when it has one.
+class TrackSink {
+ public:
+  TrackSink(storage::ObjectWriter& out, std::unique_ptr<engines::AudioOut> converter)
+      : out_(out), converter_(std::move(converter)) {}
+
+  std::optional<Failure> write(std::string_view mp3) {
+    if (!converter_) return put(mp3);
+    auto converted = converter_->feed(mp3);
+    if (!converted) return Failure{"chunk_audio_invalid", "the track did not convert to its output format"};
+    return put(*converted);
+  }
+
+  std::optional<Failure> finish() {
+    if (!converter_) return std::nullopt;
+    auto tail = converter_->finish();
+    if (!tail) return Failure{"chunk_audio_invalid", "the track did not convert to its output format"};
+    return put(*tail);
+  }
+
+ private:
+  std::optional<Failure> put(std::string_view bytes) {
+    if (bytes.empty()) return std::nullopt;
+    if (auto written = out_.write(bytes); !written) return Failure{"storage_error", written.error().detail};
+    return std::nullopt;
+  }
+
+  storage::ObjectWriter& out_;
+  std::unique_ptr<engines::AudioOut> converter_;
+};
+
 // Streams one chunk's file into the track through the joiner, in bounded pieces. The chunk's
 // frames as the stream has them (its length is what a player plays, not the stored figure).
 boost::system::result<engines::Mp3Frames, Failure> append_part(storage::ObjectStore& store, const std::string& key,
-                                                               engines::Mp3Joiner& joiner, storage::ObjectWriter& out) {
+                                                               engines::Mp3Joiner& joiner, TrackSink& out) {
   auto size = store.stat(key);
   if (!size) return Failure{"chunk_audio_unreadable", size.error().detail};
   if (!size.value()) return Failure{"chunk_audio_unreadable", "no object: " + key};
@@ -37,9 +70,7 @@ boost::system::result<engines::Mp3Frames, Failure> append_part(storage::ObjectSt
     buffer.append(*piece);
     auto taken = joiner.take(buffer);
     if (!taken) return invalid(taken.error());
-    if (auto written = out.write(std::string_view(buffer).substr(0, *taken)); !written) {
-      return Failure{"storage_error", written.error().detail};
-    }
+    if (auto failed = out.write(std::string_view(buffer).substr(0, *taken))) return *failed;
     buffer.erase(0, *taken);
   }
   auto ended = joiner.end_stream(buffer);
@@ -63,6 +94,12 @@ std::optional<Failure> write(storage::ObjectWriter& out, std::string_view bytes)
 // visible before the writers commit. Fills the result's duration.
 std::optional<Failure> write_files(storage::ObjectStore& store, const orders::StitchInputs& in,
                                    std::span<const Writer> out, orders::StitchedResult& result) {
+  const auto format = in.output_format ? engines::parse_output_format(*in.output_format) : std::nullopt;
+  std::unique_ptr<engines::AudioOut> converter;
+  if (format && !(converter = engines::make_audio_out(*format))) {
+    return Failure{"chunk_audio_invalid", "no encoder for " + *in.output_format};
+  }
+  TrackSink track(*out[0], std::move(converter));
   engines::Mp3Joiner joiner;
   std::vector<std::vector<engines::WordTiming>> words;
   std::vector<engines::TimedText> timed;
@@ -70,7 +107,10 @@ std::optional<Failure> write_files(storage::ObjectStore& store, const orders::St
   timed.reserve(in.parts.size());
   std::int64_t offset_ms = 0;
   for (const auto& part : in.parts) {
-    auto frames = append_part(store, part.result_path, joiner, *out[0]);
+    // An order in another format keeps each chunk's MP3 beside its file: the track joins those.
+    const std::string mp3 = format ? orders::item_mp3_key(part.result_path, format->name(), engines::output_extension(*format))
+                                   : part.result_path;
+    auto frames = append_part(store, mp3, joiner, track);
     if (!frames) return frames.error();
     // Timings that do not parse cost the chunk its subtitles' precision, not the order's result:
     // the subtitle writer spreads an untimed chunk's text over its duration.
@@ -79,6 +119,7 @@ std::optional<Failure> write_files(storage::ObjectStore& store, const orders::St
     timed.push_back({text, words.back(), offset_ms, frames->duration_ms, engines::timings_estimated(part.timings_json)});
     offset_ms += frames->duration_ms;
   }
+  if (auto failed = track.finish()) return failed;
   result.duration_ms = joiner.joined().duration_ms;
   if (auto failed = write(*out[1], engines::render_srt(timed))) return failed;
   if (auto failed = write(*out[2], engines::render_webvtt(timed))) return failed;
@@ -171,7 +212,9 @@ StitchOutcome Stitcher::stitch(orders::WorkQueue& queue, const orders::StitchJob
   if (is_single_shot(in.task_type)) return list_files(queue, job, in, changes, store_);
   if (in.task_type == TaskType::voice_search) return keep_data(queue, job, in, changes, store_);
   orders::StitchedResult result;
-  result.files = {orders::result_audio_key(job.order_id)};
+  const auto format = in.output_format ? engines::parse_output_format(*in.output_format) : std::nullopt;
+  result.files = {format ? orders::result_audio_key(job.order_id, engines::output_extension(*format))
+                         : orders::result_audio_key(job.order_id)};
   result.service_files = {orders::result_subtitles_key(job.order_id, "srt"),
                           orders::result_subtitles_key(job.order_id, "vtt"),
                           orders::result_subtitles_key(job.order_id, "timings.json")};

@@ -52,7 +52,9 @@ def call(server, req, fx, key=None, *, bearer=False, method="GET", headers=None,
     """Sends the matrix request `req` filled with the fixtures `fx`, with `key` in X-API-KEY (or
     `Authorization: Bearer` when `bearer`), and returns the Response."""
     h = dict(headers or {})
-    if key is not None:
+    if key is not None and req.xi:
+        h["xi-api-key"] = key
+    elif key is not None:
         h["Authorization" if bearer else "X-API-KEY"] = f"Bearer {key}" if bearer else key
     if ip is not None:
         h["X-Forwarded-For"] = ip
@@ -140,12 +142,19 @@ class AccountFixtures:
         headers, body = multipart([("name", f"Matrix {label} clone")], [("files[]", "tone.wav", tone_wav())])
         clone = cls.api_ok("POST", "/voices/provider_c/clones", key, body, headers)["id"]
         gift = cls.api_ok("POST", "/reseller/codes", key, {"nominal": 100})["uuid"]
+        # A ready clone whose voice_id only this account may speak with (a tone is no voice to
+        # analyse, so it is written ready here; nothing of it is ever spoken).
+        clone_voice = h.psql_value(
+            "INSERT INTO voice_clones (id, user_id, service_key, name, status, voice_id, profile, sample_count)"
+            f" VALUES (gen_random_uuid(), {uid}, 'provider_d', 'Matrix {label} ready clone', 'ready',"
+            " md5(random()::text), '{}'::jsonb, 1) RETURNING voice_id")
         order = cls.wait_order(key, created["id"])
         return {
             "key": key, "user_id": uid, "email": user["email"], "template": template, "spare_template": spare,
             "order": order["id"], "item": order["items"][0]["id"], "file": order["result"]["files"][0],
             "input_text": text, "preview": preview["preview_id"],
             "text_hash": hashlib.sha256(text.encode()).hexdigest(), "clone": clone, "voice": voice,
+            "clone_voice": clone_voice,
             "gift": gift, "socket": f"{secrets.randbelow(10**9)}.{secrets.randbelow(10**9)}",
         }
 

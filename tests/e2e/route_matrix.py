@@ -34,7 +34,7 @@ METHODS = ("get", "put", "post", "patch", "delete")
 # What a request template may name: one account's objects, made by the e2e fixtures.
 FIXTURES = {
     "user_id", "template", "spare_template", "order", "item", "file", "input_text", "preview", "text_hash",
-    "clone", "voice", "gift", "socket",
+    "clone", "clone_voice", "voice", "gift", "socket",
 }
 
 ALL_SCOPES = ["orders.read", "orders.write", "orders.download", "templates.read", "templates.write",
@@ -66,6 +66,7 @@ class Req:
     form: tuple = ()
     root: bool = False
     admin: bool = False
+    xi: bool = False  # the key in xi-api-key (the ElevenLabs-compatible surface)
 
 
 def fill(value, fx: dict):
@@ -94,6 +95,14 @@ class Keyed:
 class Bearer:
     """An OpenAI-compatible route: the key in `Authorization: Bearer`, the permission stated in
     its description (openapi has no `x-required-permission` there)."""
+    permission: str
+    req: Req
+
+
+@dataclass(frozen=True)
+class XiKey:
+    """An ElevenLabs-compatible route: the key in `xi-api-key`, refusals in ElevenLabs' shape
+    ({detail: {status, message}}), the permission stated in its description."""
     permission: str
     req: Req
 
@@ -242,7 +251,7 @@ def matrices():
 def _requests_of(row):
     if isinstance(row, Keyed):
         return ([row.req] if row.req else []) + [req for _, req in row.channels]
-    if isinstance(row, (Bearer, Keyless, Foreign)):
+    if isinstance(row, (Bearer, XiKey, Keyless, Foreign)):
         return [row.req]
     if isinstance(row, list):
         return [r for x in row for r in _requests_of(x)]

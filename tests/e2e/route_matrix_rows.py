@@ -1,6 +1,7 @@
 """The rows of the route matrices (route_matrix.py says what each kind means)."""
 
-from route_matrix import (Bearer, Charging, Foreign, Keyed, Keyless, NoForeignId, NotCharging, Refusal, Req)
+from route_matrix import (Bearer, Charging, Foreign, Keyed, Keyless, NoForeignId, NotCharging, Refusal, Req,
+                          XiKey)
 
 ORDER = "/orders/{order}"
 ITEM = "/orders/{order}/items/{item}"
@@ -8,6 +9,11 @@ CLONE = "/voices/provider_c/clones/{clone}"
 TEMPLATE_BODY = {"service_key": "provider_b", "name": "Matrix template",
                  "config": {"tts_settings": {"mode": "mode_v1", "model_id": "b-standard", "voice_id": "{voice}"}}}
 SPEECH = {"model": "provider_b/b-standard", "voice": "{voice}", "input": "Matrix speech."}
+TTS = ("", "/stream", "/with-timestamps", "/stream/with-timestamps")
+
+
+def xi(path, body=None):
+    return Req(path, body=body, root=True, xi=True)
 
 
 def channel(name):
@@ -64,6 +70,15 @@ PERMISSIONS = {
     "POST /v1/audio/speech": Bearer("orders.write", Req("/v1/audio/speech", body={**SPEECH, "input": ""}, root=True)),
     "GET /v1/models": Bearer("orders.read", Req("/v1/models", root=True)),
     "GET /v1/audio/voices": Bearer("orders.read", Req("/v1/audio/voices?model=provider_b/b-standard", root=True)),
+    # An empty text: a key that may speak gets 422 and no order.
+    **{f"POST /v1/text-to-speech/{{voice_id}}{s}": XiKey("orders.write", xi(f"/v1/text-to-speech/{{voice}}{s}",
+                                                                            {"text": ""})) for s in TTS},
+    "POST /v1/sound-generation": XiKey("orders.write", xi("/v1/sound-generation", {"text": ""})),
+    "POST /v1/music": XiKey("orders.write", xi("/v1/music", {"prompt": ""})),
+    "GET /v1/voices": XiKey("voices.read", xi("/v1/voices")),
+    "GET /v2/voices": XiKey("voices.read", xi("/v2/voices?page_size=5")),
+    "GET /v1/voices/{voice_id}": XiKey("voices.read", xi("/v1/voices/{voice}")),
+    "GET /v1/user/subscription": XiKey("billing.read", xi("/v1/user/subscription")),
     "GET /healthz": Keyless(Req("/healthz", root=True), "liveness needs no key"),
     "GET /docs": Keyless(Req("/docs", root=True), "the description is public"),
     "GET /docs/ru": Keyless(Req("/docs/ru", root=True), "the description is public"),
@@ -155,6 +170,16 @@ FOREIGN = {
     "POST /v1/audio/speech": [Foreign(Req("/v1/audio/speech", body={**SPEECH, "model": "{template}"}, root=True), 403)],
     "GET /v1/models": OWN,
     "GET /v1/audio/voices": [Foreign(Req("/v1/audio/voices?model={template}", root=True), 403)],
+    # Another account's ready clone is no voice of this one.
+    **{f"POST /v1/text-to-speech/{{voice_id}}{s}": [
+        Foreign(xi(f"/v1/text-to-speech/{{clone_voice}}{s}", {"text": "Foreign clone."}), 404)]
+       for s in TTS},
+    "POST /v1/sound-generation": OWN,
+    "POST /v1/music": OWN,
+    "GET /v1/voices": OWN,
+    "GET /v2/voices": OWN,
+    "GET /v1/voices/{voice_id}": [Foreign(xi("/v1/voices/{clone_voice}"), 404)],
+    "GET /v1/user/subscription": OWN,
     "GET /healthz": NoForeignId("no account"),
     "GET /docs": NoForeignId("no account"),
     "GET /docs/ru": NoForeignId("no account"),
@@ -280,6 +305,14 @@ REFUSALS = {
         Refusal(402, "insufficient_balance", "speech_empty_balance"),
         Refusal(403, "missing_scope", "speech_without_orders_write"),
         Refusal(429, "token_quota_exceeded", "speech_token_window"))),
+    # ElevenLabs' shape: `detail.status` instead of `reason`.
+    **{f"POST /v1/text-to-speech/{{voice_id}}{s}": Charging((
+        Refusal(402, "insufficient_balance", "el_speech_empty_balance"),
+        Refusal(429, "token_quota_exceeded", "el_speech_token_window"))) for s in TTS},
+    "POST /v1/sound-generation": Charging((
+        Refusal(402, "insufficient_balance", "el_sound_empty_balance"),)),
+    "POST /v1/music": Charging((
+        Refusal(402, "insufficient_balance", "el_music_empty_balance"),)),
     "POST /broadcasting/auth": NotCharging("signs a subscription; moves no money"),
     "POST /reseller/codes": Charging((
         Refusal(402, "insufficient_balance", "gift_empty_balance"),

@@ -113,8 +113,18 @@ class ElevenLabsSdkTests(OrderFixtures, E2ETestCase):
         self.assertEqual(starts, sorted(starts))
         self.assertEqual(ends, sorted(ends))
         self.assertTrue(all(s <= e for s, e in zip(starts, ends)))
-        self.assertLess(abs(ends[-1] - decoded_seconds(audio, "mp3")), 0.3)
+        plain = decoded_seconds(audio, "mp3")
+        self.assertLess(abs(ends[-1] - plain), 0.3)
         self.assertEqual(report["data"]["normalizedAlignment"], alignment)
+
+        # A break tag is a pause of its length, not text: the characters skip it, the audio grows.
+        first, rest = SPOKEN.split(" ", 1)
+        report, paused = sdk_call(self.server, key, "textToSpeech.convertWithTimestamps",
+                                  {"voiceId": voice, "request": {"text": f'{first} <break time="1.5s" />{rest}'}},
+                                  want_audio=True)
+        self.assertTrue(report["ok"], report)
+        self.assertEqual("".join(report["data"]["alignment"]["characters"]), f"{first} {rest}")
+        self.assertGreater(decoded_seconds(paused, "mp3") - plain, 1.3)
 
     def test_streams_start_before_the_last_chunk_is_made(self):
         _, key = self.account(balance=100_000)
@@ -146,6 +156,16 @@ class ElevenLabsSdkTests(OrderFixtures, E2ETestCase):
         self.assertAlmostEqual(decoded_seconds(audio, "mp3"), 2.0, delta=0.2)
         order = self.wait_order(key, report["request_id"], {"completed", "result_delivered"})
         self.assertEqual(order["task_type"], "sfx")
+        self.listed(key, order["id"])
+
+    def test_music_decodes(self):
+        _, key = self.account(balance=100_000)
+        report, audio = sdk_call(self.server, key, "music.compose",
+                                 {"request": {"prompt": "a calm piano piece", "musicLengthMs": 6000}}, want_audio=True)
+        self.assertTrue(report["ok"], report)
+        self.assertAlmostEqual(decoded_seconds(audio, "mp3"), 6.0, delta=0.5)
+        order = self.wait_order(key, report["request_id"], {"completed", "result_delivered"})
+        self.assertEqual(order["task_type"], "music")
         self.listed(key, order["id"])
 
     def test_refusals_in_elevenlabs_shape_with_nothing_charged(self):

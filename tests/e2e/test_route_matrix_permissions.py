@@ -8,7 +8,8 @@ the keys the permission opens get past the check; every other gets 403 {success:
 message, data: null} and nothing runs (spec 5.6): no row of any table changes and no Redis key,
 the key's request-rate windows included (a 403 spends nothing). No key, an unknown key and a
 disabled key get 401 alike and write no row. The OpenAI-compatible routes read the key from
-`Authorization: Bearer` and refuse in OpenAI's shape; keyless routes answer every key alike.
+`Authorization: Bearer` and refuse in OpenAI's shape, the ElevenLabs-compatible ones read `xi-api-key`
+and refuse in its shape; keyless routes answer every key alike.
 """
 
 import secrets
@@ -17,7 +18,7 @@ import unittest
 from harness import MSG, E2ETestCase
 from matrix_support import AccountFixtures, call, db_fingerprint, redis_state, redis_unchanged, table_diff
 from realtime_support import realtime_env
-from route_matrix import KEY_PRESETS, KEY_SCOPES, Bearer, Keyed, Keyless, operations, opens
+from route_matrix import KEY_PRESETS, KEY_SCOPES, Bearer, Keyed, Keyless, XiKey, operations, opens
 from route_matrix_rows import PERMISSIONS
 
 
@@ -80,26 +81,34 @@ class PermissionMatrixTests(AccountFixtures, E2ETestCase):
             cases += 1
         return cases
 
-    def check_bearer(self, method, row):
-        label = f"{method} {row.req.path} (Bearer, {row.permission})"
+    def check_compat(self, method, row):
+        """A compatible surface's route: the key in its own header (Bearer or xi-api-key), the
+        refusals in that API's shape."""
+        xi = isinstance(row, XiKey)
+        label = f"{method} {row.req.path} ({'xi-api-key' if xi else 'Bearer'}, {row.permission})"
         before_db, before_redis = self.settled(), redis_state(self.h)
         allowed, cases = [], 0
         for name, (key, scopes) in self.keys.items():
             if opens(row.permission, scopes):
                 allowed.append((name, key))
                 continue
-            r = call(self.server, row.req, self.fx, key, bearer=True, method=method)
+            r = call(self.server, row.req, self.fx, key, bearer=not xi, method=method)
             self.assertEqual(r.status, 403, f"{label} {name}: {r!r}")
-            self.assertEqual((r.body["error"]["type"], r.body["error"]["code"]), ("permission_error", "missing_scope"))
+            if xi:
+                self.assertEqual(r.body["detail"]["status"], "missing_permissions", r)
+            else:
+                self.assertEqual((r.body["error"]["type"], r.body["error"]["code"]), ("permission_error", "missing_scope"))
             cases += 1
         self.assertNothingRan(label, before_db, before_redis)
         for kind, key in self.unauthorized.items():
-            r = call(self.server, row.req, self.fx, key, bearer=True, method=method)
+            r = call(self.server, row.req, self.fx, key, bearer=not xi, method=method)
             self.assertEqual(r.status, 401, f"{label} {kind}: {r!r}")
+            if xi:
+                self.assertEqual(r.body["detail"]["status"], "invalid_api_key", r)
             cases += 1
         self.assertEqual(table_diff(before_db, db_fingerprint(self.h)), [], f"{label}: a 401 wrote rows")
         for name, key in allowed:
-            r = call(self.server, row.req, self.fx, key, bearer=True, method=method)
+            r = call(self.server, row.req, self.fx, key, bearer=not xi, method=method)
             self.assertNotIn(r.status, (401, 403), f"{label}: the key {name} was refused: {r!r}")
             cases += 1
         return cases
@@ -121,8 +130,8 @@ class PermissionMatrixTests(AccountFixtures, E2ETestCase):
                     pairs = row.channels or [(op.permission, row.req)]
                     for permission, req in pairs:
                         total += self.check_keyed(op.method, req, permission)
-                elif isinstance(row, Bearer):
-                    total += self.check_bearer(op.method, row)
+                elif isinstance(row, (Bearer, XiKey)):
+                    total += self.check_compat(op.method, row)
                 else:
                     self.assertIsInstance(row, Keyless)
                     total += self.check_keyless(op.method, row)

@@ -18,6 +18,7 @@ import time
 import unittest
 
 from compat_support import bearer
+from elevenlabs_support import xi
 from harness import E2ETestCase, avoid_window_edge
 from matrix_support import (POLICY_TERM, AccountFixtures, call, db_fingerprint, multipart, redis_state,
                             redis_unchanged, table_diff, tone_wav)
@@ -39,6 +40,8 @@ def reason_of(r):
     body = r.body if isinstance(r.body, dict) else {}
     if isinstance(body.get("error"), dict):  # OpenAI's shape
         return body["error"].get("code")
+    if isinstance(body.get("detail"), dict):  # ElevenLabs' shape
+        return body["detail"].get("status")
     return body.get("reason")
 
 
@@ -366,6 +369,25 @@ class RefusalMatrixTests(OrderFixtures, AccountFixtures, E2ETestCase):
 
     def case_speech_token_window(self, op, name):
         return self.speak(self.h.create_key(self.rich["user_id"], preset="full", tokens_per_minute=5)["key"])
+
+    # -- the ElevenLabs-compatible surface (one case serves each of its speech routes)
+
+    def el(self, name, key, body):
+        path = name.split(" ", 1)[1].replace("{voice_id}", self.rich["voice"])
+        return lambda: xi(self.server, "POST", path, key, body=body)
+
+    def case_el_speech_empty_balance(self, op, name):
+        return self.el(name, self.broke["key"], {"text": "Refused speech."})
+
+    def case_el_speech_token_window(self, op, name):
+        key = self.h.create_key(self.rich["user_id"], preset="full", tokens_per_minute=5)["key"]
+        return self.el(name, key, {"text": "Refused speech."})
+
+    def case_el_sound_empty_balance(self, op, name):
+        return self.el(name, self.broke["key"], {"text": "a door slams shut", "duration_seconds": 2})
+
+    def case_el_music_empty_balance(self, op, name):
+        return self.el(name, self.broke["key"], {"prompt": "calm piano", "music_length_ms": 10000})
 
     # -- gift codes
 

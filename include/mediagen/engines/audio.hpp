@@ -52,6 +52,9 @@ struct SpeechRequest {
   // The embedded engine speaks each text on its own.
   std::string previous_text;
   std::string next_text;
+  // ElevenLabs' <break time="..."/> tags in `text` are pauses, not text (speech/breaks.hpp); set
+  // for texts of the ElevenLabs-compatible surface only.
+  bool breaks = false;
 };
 
 // One spoken word: its place in SpeechRequest::text (byte offset and byte length into the

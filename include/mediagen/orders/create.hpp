@@ -117,7 +117,13 @@ struct NewOrder {
   TopupConfirmation topup;
   // POST /orders `webhook`; an order retry without one keeps the original's (in the insert).
   std::optional<webhooks::OrderWebhook> webhook;
+  // POST /orders `output_format`; an order retry keeps the original's. Written into
+  // engine_request ("output_format") at the insert, whichever path made the rest of it.
+  std::optional<engines::OutputFormat> output_format;
 };
+
+// The output format an order's engine_request names (an order retry keeps it); nullopt: none.
+std::optional<engines::OutputFormat> output_format_of(std::string_view engine_request_json);
 
 // A voice service's template (or an order's snapshot of one) as resolved today: its model,
 // chunk capacity, price, normalised config and what the engine needs.
@@ -342,6 +348,7 @@ struct SpeechOrder {
   // What comes before and after the text (engine_request's previous_text, next_text).
   std::optional<std::string> previous_text;
   std::optional<std::string> next_text;
+  bool breaks = false;  // ElevenLabs' break tags are pauses (engine_request "breaks")
   std::string text;
 };
 Result<OrderWritten> create_speech_order(db::Db& db, const Caller& caller, const SpeechOrder& request,

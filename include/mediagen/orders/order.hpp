@@ -164,6 +164,11 @@ std::string order_storage_prefix(std::string_view order_id);                    
 // finishes late never overwrites the file of the attempt that completed.
 std::string item_audio_key(std::string_view order_id, std::string_view item_id, std::string_view claim);
 std::string result_audio_key(std::string_view order_id);                          // ".../result.mp3"
+std::string result_audio_key(std::string_view order_id, std::string_view ext);    // ".../result.<ext>"
+// A chunk's file in an order's output format (named `format`, extension `ext`) beside its MP3
+// (item_audio_key), and back: ".../items/<item>.<claim>.<format>.<ext>".
+std::string item_format_key(std::string_view mp3_key, std::string_view format, std::string_view ext);
+std::string item_mp3_key(std::string_view format_key, std::string_view format, std::string_view ext);
 std::string result_subtitles_key(std::string_view order_id, std::string_view ext);  // ".../result.srt|vtt"
 
 struct Item {

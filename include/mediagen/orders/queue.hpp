@@ -111,6 +111,7 @@ struct StitchInputs {
   TaskType task_type = TaskType::tts;  // of the order: tts is joined into one track; sfx and music list their
                                    // files; voice_search's one part is its result data
   int positions = 0;               // chunk positions of the order (its original chunks)
+  std::optional<std::string> output_format;  // the order's (engine_request), by name; nullopt: MP3
   std::vector<StitchPart> parts;   // ordered by chunk_index; one per position that has audio
 };
 

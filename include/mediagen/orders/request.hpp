@@ -131,6 +131,7 @@ OrderPrice price_order(std::span<const std::int64_t> chunk_tokens, std::int64_t 
 
 #include <nlohmann/json.hpp>
 
+#include "mediagen/engines/audio/output_format.hpp"
 #include "mediagen/orders/limits.hpp"
 #include "mediagen/webhooks/url_guard.hpp"
 #include "mediagen/webhooks/webhooks.hpp"
@@ -157,6 +158,9 @@ struct CreateRequest {
   // is a name that is not allowed outright (webhook_host).
   std::optional<webhooks::OrderWebhook> webhook;
   std::optional<webhooks::WebhookUrl> webhook_host;
+  // `output_format` (ElevenLabs' names, engines/audio/output_format.hpp); nullopt: the engines' own
+  // MP3 (64 kbit/s at the engine's rate). A voice search makes no audio and ignores it.
+  std::optional<engines::OutputFormat> output_format;
   FieldErrors errors;
   std::optional<ApiError> refusal;  // a domain 422 (service_not_found; voice_search's file refusals)
 

@@ -131,6 +131,7 @@ Result<orders::SpeechOrder> speech_order(db::Db& db, UserId user, std::string_vi
                              .language_code = body.language_code,
                              .previous_text = body.previous_text,
                              .next_text = body.next_text,
+                             .breaks = true,
                              .text = body.text};
 }
 

@@ -3,6 +3,7 @@
 #include "mediagen/engines/audio/char_timings.hpp"
 #include "mediagen/core/crypto.hpp"
 #include "mediagen/engines/audio/word_timings.hpp"
+#include "mediagen/engines/speech/breaks.hpp"
 
 namespace mediagen::compat::elevenlabs {
 namespace {
@@ -21,7 +22,9 @@ class Aligner {
     next_offset_ms_ += ready.duration_ms;
     if (!ready.speech || ready.speech->text.empty()) return;
     const auto words = engines::timings_from_json(ready.speech->timings_json).value_or(std::vector<engines::WordTiming>{});
-    const ChunkSpeech speech{ready.speech->text, words, chunk_start_ms_, ready.duration_ms};
+    // The break tags were pauses: the characters are the text as spoken, without them.
+    const auto spoken = engines::without_breaks(ready.speech->text, words);
+    const ChunkSpeech speech{spoken.text, spoken.words, chunk_start_ms_, ready.duration_ms};
     align_chunk(speech, times_.size() > 0, times_);
   }
 

@@ -2,7 +2,7 @@
 // reads and the orders run on the blocking pool; audio answers go through speech_answer.hpp.
 #include <nlohmann/json.hpp>
 
-#include "../audio_out.hpp"
+#include "mediagen/engines/codec/audio_out.hpp"
 #include "el_catalogue.hpp"
 #include "el_errors.hpp"
 #include "el_framing.hpp"
@@ -34,8 +34,8 @@ Result<const json*> body_of(const http::RequestContext& ctx) {
 }
 
 // The converter, or 422 when this build's FFmpeg lacks the format's encoder.
-Result<std::unique_ptr<AudioOut>> converter(const engines::OutputFormat& format) {
-  auto out = make_audio_out(format);
+Result<std::unique_ptr<engines::AudioOut>> converter(const engines::OutputFormat& format) {
+  auto out = engines::make_audio_out(format);
   if (!out) return ApiError::validation("output_format", Message{"validation.in", {{"attribute", "output_format"}, {"values", "mp3_44100_128"}}});
   return out;
 }
@@ -106,7 +106,7 @@ asio::awaitable<Result<http::Reply>> music(Shared& s, http::RequestContext& ctx)
   if (!body) co_return body.error();
   auto format = read_output_format(ctx.query);
   if (!format) co_return format.error();
-  json task_data{{"text", body->prompt}};
+  json task_data{{"prompt", body->prompt}};
   if (body->length_ms) task_data["duration_seconds"] = static_cast<double>(*body->length_ms) / 1000.0;
   if (body->seed) task_data["seed"] = *body->seed;
   json native{{"task_type", "music"}, {"task_data", std::move(task_data)}};

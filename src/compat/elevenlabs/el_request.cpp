@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/core/utf8.hpp"
+#include "mediagen/engines/speech/breaks.hpp"
 #include "mediagen/http/query.hpp"
 
 namespace mediagen::compat::elevenlabs {
@@ -115,6 +116,9 @@ Result<SpeechBody> read_speech_body(const json& body) {
   auto text = read_string(body, "text", kMaxInputChars, true);
   if (!text) return text.error();
   out.text = std::move(**text);
+  // Break tags are pauses here: a text of nothing else has nothing to speak.
+  const std::string spoken = engines::without_breaks(out.text, {}).text;
+  if (spoken.find_first_not_of(" \t\r\n") == std::string::npos) return field_error("text", "validation.nothing_to_speak");
   auto model = read_string(body, "model_id", kMaxIdChars, false);
   if (!model) return model.error();
   out.model_id = std::move(*model);

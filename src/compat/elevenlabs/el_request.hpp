@@ -4,7 +4,8 @@
 // "absent" everywhere). Every problem is a 422 naming the field. Pure: no I/O.
 //
 // POST /v1/text-to-speech/{voice_id}[/stream][/with-timestamps], query output_format:
-//   text             string, required, 1..kMaxInputChars code points
+//   text             string, required, 1..kMaxInputChars code points; <break time="1.5s" /> tags
+//                    are pauses (engines/speech/breaks.hpp), and a text of tags only is refused
 //   model_id         string: a model of the voice's service ("b-standard" or
 //                    "provider_b/b-standard"); absent: the service's default model
 //   voice_settings   {stability 0..1, similarity_boost 0..1, style 0..1 (accepted, not honoured),

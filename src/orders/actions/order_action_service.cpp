@@ -116,6 +116,7 @@ Result<OrderWritten> retry_order(db::Db& db, const Caller& caller, const OrderId
   order.input_text = *source->input_text;
   order.retry_of = order_id.str();
   order.topup = std::move(topup);
+  order.output_format = output_format_of(source->engine_request);
   if (order.task_type == TaskType::tts) {
     // The snapshot of the original, checked against the CURRENT schema (spec 7.1: 400
     // retry_config_outdated when it no longer passes; later template edits do not matter).

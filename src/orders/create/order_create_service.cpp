@@ -296,6 +296,7 @@ Result<OrderWritten> create_order(db::Db& db, const Caller& caller, CreateReques
     req.webhook.reset();
   }
   order.webhook = req.webhook;
+  if (order.task_type != TaskType::voice_search) order.output_format = req.output_format;
 
   // From a template: read, checked (403 / 404 first) and resolved in the creating transaction,
   // so the order is one commit; a template that no longer passes the schema is a shape problem,

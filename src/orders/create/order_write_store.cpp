@@ -1,6 +1,9 @@
 // The SQL of order creation (see order_write_store.hpp).
 #include "mediagen/orders/create.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include "mediagen/core/json_text.hpp"
 #include "mediagen/db/fields.hpp"
 #include "mediagen/db/pg.hpp"
 
@@ -127,6 +130,15 @@ std::string optional_int_array(const std::vector<std::optional<std::size_t>>& va
 
 namespace {
 
+// The order's engine_request with its output format, which the workers and the stitcher read.
+std::string with_output_format(const std::string& engine_request, const std::optional<engines::OutputFormat>& format) {
+  if (!format) return engine_request;
+  auto doc = nlohmann::json::parse(engine_request, nullptr, false);
+  if (!doc.is_object()) return engine_request;
+  doc["output_format"] = format->name();
+  return to_json_text(doc);
+}
+
 CreateContext context_from(const pqxx::row& r) {
   const bool subscribed = !r[3].is_null();
   return CreateContext{.money = AssetId{r[0].as<std::int64_t>()},
@@ -205,10 +217,11 @@ OrderInserted insert_order_and_chunks(db::Db& db, db::Tx& tx, const OrderInsert&
   }
   const std::string task_type(task_type_name(order.task_type));
   const std::string template_id = order.template_id ? order.template_id->str() : std::string();
+  const std::string engine_request = with_output_format(order.engine_request, order.output_format);
   const auto row = db.exec(
       tx, kInsertOrder, in.order_id, in.user.value, in.key.value, task_type, order.service_key,
       order.model_id, template_id, order.config_snapshot, order.config_override,
-      std::string(to_string(order.mode)), order.task_data, order.engine_request, order.input_text, in.money.value,
+      std::string(to_string(order.mode)), order.task_data, engine_request, order.input_text, in.money.value,
       order.price_per_1k_minor, static_cast<std::int64_t>(order.chunker.capacity),
       std::string(to_string(order.chunker.unit)), price.minor, price.from_quota, price.from_payg,
       order.retry_of.value_or(""), int_array(index), optional_int_array(paragraph), db::text_array(texts),
@@ -229,6 +242,14 @@ std::optional<PromptService> find_prompt_service(db::Db& db, TaskType task_type)
 
 bool order_exists(db::Db& db, db::Tx& tx, std::string_view order_id) {
   return !db.exec(tx, kOrderExists, std::string(order_id)).empty();
+}
+
+std::optional<engines::OutputFormat> output_format_of(std::string_view engine_request_json) {
+  const auto doc = nlohmann::json::parse(engine_request_json, nullptr, false);
+  if (!doc.is_object()) return std::nullopt;
+  const auto it = doc.find("output_format");
+  if (it == doc.end() || !it->is_string()) return std::nullopt;
+  return engines::parse_output_format(it->get_ref<const std::string&>());
 }
 
 }  // namespace mediagen::orders

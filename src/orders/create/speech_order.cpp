@@ -91,11 +91,12 @@ Result<OrderWritten> create_speech_order(db::Db& db, const Caller& caller, const
   if (!setup) return setup.error();
   use_speech_setup(order, *setup);
   order.chunker.lead_capacity = kLeadCapacity;
-  if (request.previous_text || request.next_text) {
+  if (request.previous_text || request.next_text || request.breaks) {
     auto engine = nlohmann::json::parse(order.engine_request, nullptr, false);
     if (engine.is_object()) {
       if (request.previous_text) engine["previous_text"] = *request.previous_text;
       if (request.next_text) engine["next_text"] = *request.next_text;
+      if (request.breaks) engine["breaks"] = true;
       order.engine_request = to_json_text(engine);
     }
   }

@@ -37,6 +37,21 @@ std::string item_audio_key(std::string_view order_id, std::string_view item_id, 
 
 std::string result_audio_key(std::string_view order_id) { return order_storage_prefix(order_id) + "result.mp3"; }
 
+std::string result_audio_key(std::string_view order_id, std::string_view ext) {
+  return order_storage_prefix(order_id) + "result." + std::string(ext);
+}
+
+std::string item_format_key(std::string_view mp3_key, std::string_view format, std::string_view ext) {
+  if (mp3_key.ends_with(".mp3")) mp3_key.remove_suffix(4);
+  return std::string(mp3_key) + "." + std::string(format) + "." + std::string(ext);
+}
+
+std::string item_mp3_key(std::string_view format_key, std::string_view format, std::string_view ext) {
+  const std::string suffix = "." + std::string(format) + "." + std::string(ext);
+  if (format_key.ends_with(suffix)) format_key.remove_suffix(suffix.size());
+  return std::string(format_key) + ".mp3";
+}
+
 std::string result_subtitles_key(std::string_view order_id, std::string_view ext) {
   if (ext.starts_with('.')) ext.remove_prefix(1);  // "srt" and ".srt" name the same file
   std::string out = order_storage_prefix(order_id);

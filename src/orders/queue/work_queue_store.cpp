@@ -43,7 +43,8 @@ const db::Statement kReleaseOwn{
 const db::Statement kPositionCount{
     "work_position_count",
     "SELECT (SELECT count(*) FROM order_items WHERE order_id = $1::uuid AND item_type = 'chunk'),"
-    "  (SELECT task_type FROM orders WHERE id = $1::uuid)"};
+    "  o.task_type, o.engine_request->>'output_format'"
+    " FROM (SELECT 1) one LEFT JOIN orders o ON o.id = $1::uuid"};
 
 // Per position the newest completed record of any type: a completed regeneration replaces the
 // audio of the attempt before it.
@@ -166,6 +167,7 @@ StitchInputs WorkQueue::stitch_inputs(const OrderId& order_id) {
     const auto counted = db_.exec(tx, kPositionCount, id);
     in.positions = counted[0][0].as<int>();
     if (!counted[0][1].is_null()) in.task_type = parse_task_type(counted[0][1].c_str()).value_or(TaskType::tts);
+    if (!counted[0][2].is_null()) in.output_format = counted[0][2].as<std::string>();
     for (const auto& row : db_.exec(tx, kStitchParts, id)) {
       StitchPart p;
       p.item_id = row[0].as<std::string>();

@@ -112,6 +112,19 @@ void read_webhook(CreateRequest& r, const json& body, const webhooks::AllowList&
   if (!checked.url->allowed && !checked.url->literal_ip) r.webhook_host = std::move(*checked.url);
 }
 
+void read_output_format(CreateRequest& r, const json* value) {
+  if (!value) return;
+  if (value->is_string()) {
+    if (auto format = engines::parse_output_format(value->get_ref<const std::string&>())) {
+      r.output_format = *format;
+      return;
+    }
+  }
+  std::string names;
+  for (auto n : engines::output_format_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+  r.errors.add("output_format", Message{"validation.in", {{"attribute", "output_format"}, {"values", names}}});
+}
+
 }  // namespace
 
 Result<CreateRequest> read_create_request(const json& body, const webhooks::AllowList* allow) {
@@ -165,6 +178,7 @@ Result<CreateRequest> read_create_request(const json& body, const webhooks::Allo
     else r.topup.quote_token = v->get<std::string>();
   }
   read_webhook(r, body, allow ? *allow : webhooks::AllowList{});
+  read_output_format(r, present_field(body, "output_format"));
   return r;
 }
 

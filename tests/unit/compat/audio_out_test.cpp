@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "compat/audio_out.hpp"
+#include "compat/speech_request.hpp"
 #include "compat/speech_stream.hpp"
 #include "mediagen/engines/audio.hpp"
 
@@ -22,7 +22,7 @@ std::string tone_mp3(int rate = 22050) {
 
 // Two chunks fed in uneven pieces; the whole output.
 std::string convert(AudioFormat format, const std::string& chunk) {
-  auto out = make_audio_out(format);
+  auto out = engines::make_audio_out(audio_out_spec(format));
   EXPECT_NE(out, nullptr);
   if (!out) return {};
   std::string all;
@@ -60,7 +60,7 @@ TEST(AudioOut, WavStartsWithAStreamingHeader) {
   EXPECT_EQ(wav.substr(8, 8), "WAVEfmt ");
   EXPECT_EQ(wav.substr(36, 4), "data");
   EXPECT_EQ(wav.substr(4, 4), std::string(4, '\xff'));
-  EXPECT_EQ(streaming_wav_header(kPcmRate, 1).size(), 44u);
+  EXPECT_EQ(engines::streaming_wav_header(kPcmRate, 1).size(), 44u);
 }
 
 TEST(AudioOut, EncodedFormatsCarryTheirContainers) {
@@ -74,7 +74,7 @@ TEST(AudioOut, EncodedFormatsCarryTheirContainers) {
 
 TEST(AudioOut, BytesThatAreNotMp3NeverCrash) {
   for (auto format : {AudioFormat::pcm, AudioFormat::opus, AudioFormat::flac}) {
-    auto out = make_audio_out(format);
+    auto out = engines::make_audio_out(audio_out_spec(format));
     ASSERT_NE(out, nullptr);
     std::string junk(5000, '\0');
     for (std::size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<char>((i * 7919) & 0xff);

@@ -92,7 +92,7 @@ Route json_route(std::size_t body_limit = 1024) {
   return r;
 }
 
-std::string body_of(const ApiError& e) { return error_body(e, Locale::en, TimeZone::utc()); }
+std::string stage_error_body(const ApiError& e) { return error_body(e, Locale::en, TimeZone::utc()); }
 
 // ---- json_depth ----
 
@@ -307,7 +307,7 @@ TEST(CheckIpBan, RefusesABannedClientWithTheBanDetails) {
   auto e = stages::check_ip_ban(ctx, bans, ladder, now);
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->status, 429);
-  const auto b = nlohmann::json::parse(body_of(*e));
+  const auto b = nlohmann::json::parse(stage_error_body(*e));
   EXPECT_EQ(b["reason"], "ip_banned");
   EXPECT_EQ(b["retry_after"], 100);
   EXPECT_EQ(b["ban_step"], 2);
@@ -325,7 +325,7 @@ TEST(CheckIpBan, AnnouncesAtLeastOneSecondToWait) {
   cache::BanLadder ladder({});
   auto e = stages::check_ip_ban(ctx, bans, ladder, now);
   ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(nlohmann::json::parse(body_of(*e))["retry_after"], 1);
+  EXPECT_EQ(nlohmann::json::parse(stage_error_body(*e))["retry_after"], 1);
 }
 
 // ---- BanList ----
@@ -637,7 +637,7 @@ TEST(Authorize, Refuses403NamingTheMissingScope) {
   auto result = stages::authorize(ctx);
   ASSERT_FALSE(result.has_value());
   EXPECT_EQ(result.error().status, 403);
-  EXPECT_EQ(nlohmann::json::parse(body_of(result.error()))["message"],
+  EXPECT_EQ(nlohmann::json::parse(stage_error_body(result.error()))["message"],
             "This API key lacks the reseller.read permission.");
 }
 

@@ -16,7 +16,7 @@ namespace {
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
-TimePoint at(std::string_view iso) { return *parse_iso8601(iso); }
+TimePoint instant(std::string_view iso) { return *parse_iso8601(iso); }
 
 std::optional<std::string> header(const http::Response& r, std::string_view name) {
   for (const auto& [k, v] : r.headers) {
@@ -38,22 +38,22 @@ std::set<std::string> keys_of(const json& j) {
 // ---- window boundaries ----
 
 TEST(TokenWindowEnd, IsTheNextWholeMinuteHourAndDayInUtc) {
-  const TimePoint t = at("2026-03-14T15:09:26Z") + 535ms;
-  EXPECT_EQ(window_end(TokenWindow::per_minute, t), at("2026-03-14T15:10:00Z"));
-  EXPECT_EQ(window_end(TokenWindow::per_hour, t), at("2026-03-14T16:00:00Z"));
-  EXPECT_EQ(window_end(TokenWindow::per_day, t), at("2026-03-15T00:00:00Z"));
+  const TimePoint t = instant("2026-03-14T15:09:26Z") + 535ms;
+  EXPECT_EQ(window_end(TokenWindow::per_minute, t), instant("2026-03-14T15:10:00Z"));
+  EXPECT_EQ(window_end(TokenWindow::per_hour, t), instant("2026-03-14T16:00:00Z"));
+  EXPECT_EQ(window_end(TokenWindow::per_day, t), instant("2026-03-15T00:00:00Z"));
 }
 
 TEST(TokenWindowEnd, OfAMonthIsTheFirstOfTheNextMonthAtMidnightUtc) {
-  EXPECT_EQ(window_end(TokenWindow::per_month, at("2026-01-31T23:59:59Z")), at("2026-02-01T00:00:00Z"));
-  EXPECT_EQ(window_end(TokenWindow::per_month, at("2028-02-29T12:00:00Z")), at("2028-03-01T00:00:00Z"));
-  EXPECT_EQ(window_end(TokenWindow::per_month, at("2026-12-15T08:00:00Z")), at("2027-01-01T00:00:00Z"));
+  EXPECT_EQ(window_end(TokenWindow::per_month, instant("2026-01-31T23:59:59Z")), instant("2026-02-01T00:00:00Z"));
+  EXPECT_EQ(window_end(TokenWindow::per_month, instant("2028-02-29T12:00:00Z")), instant("2028-03-01T00:00:00Z"));
+  EXPECT_EQ(window_end(TokenWindow::per_month, instant("2026-12-15T08:00:00Z")), instant("2027-01-01T00:00:00Z"));
 }
 
 TEST(TokenWindowEnd, MovesOnOnlyWhenTheBoundaryIsReached) {
-  EXPECT_EQ(window_end(TokenWindow::per_minute, at("2026-03-14T15:10:00Z")), at("2026-03-14T15:11:00Z"));
-  EXPECT_EQ(window_end(TokenWindow::per_month, at("2026-03-01T00:00:00Z")), at("2026-04-01T00:00:00Z"));
-  EXPECT_EQ(window_end(TokenWindow::per_month, at("2026-02-28T23:59:59Z") + 999ms), at("2026-03-01T00:00:00Z"));
+  EXPECT_EQ(window_end(TokenWindow::per_minute, instant("2026-03-14T15:10:00Z")), instant("2026-03-14T15:11:00Z"));
+  EXPECT_EQ(window_end(TokenWindow::per_month, instant("2026-03-01T00:00:00Z")), instant("2026-04-01T00:00:00Z"));
+  EXPECT_EQ(window_end(TokenWindow::per_month, instant("2026-02-28T23:59:59Z") + 999ms), instant("2026-03-01T00:00:00Z"));
 }
 
 TEST(TokenWindow, IsNamedAsOnTheWire) {
@@ -70,7 +70,7 @@ TEST(TokenQuotaExceeded, AnswersARefusedWindowWithEveryFieldAndRetryAfter) {
                              .limit = 5000,
                              .used = 4900,
                              .requested = 250,
-                             .reset_at = at("2026-11-22T21:00:00Z"),
+                             .reset_at = instant("2026-11-22T21:00:00Z"),
                              .retry_after = 915};
   const ApiError e = token_quota_exceeded(refusal);
   const http::Response r = http::error_response(e, Locale::en, TimeZone::utc());
@@ -95,7 +95,7 @@ TEST(TokenQuotaExceeded, RendersResetAtInTheRequestedZone) {
                                            .limit = 10,
                                            .used = 10,
                                            .requested = 1,
-                                           .reset_at = at("2026-12-01T00:00:00Z"),
+                                           .reset_at = instant("2026-12-01T00:00:00Z"),
                                            .retry_after = 60});
   const json b = json::parse(http::error_body(e, Locale::en, *TimeZone::parse("Europe/Moscow")));
   EXPECT_EQ(b["reset_at"], "2026-12-01T03:00:00+03:00");

@@ -1,4 +1,4 @@
-#include "audio_out.hpp"
+#include "mediagen/engines/codec/audio_out.hpp"
 
 #include "mediagen/engines/codec.hpp"
 
@@ -12,20 +12,21 @@ extern "C" {
 #include <libswresample/swresample.h>
 }
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <mutex>
 #include <vector>
 
-namespace mediagen::compat {
+namespace mediagen::engines {
 namespace {
 
-using engines::ffmpeg::CodecPtr;
-using engines::ffmpeg::FifoPtr;
-using engines::ffmpeg::FramePtr;
-using engines::ffmpeg::PacketPtr;
-using engines::ffmpeg::ParserPtr;
-using engines::ffmpeg::SwrPtr;
+using ffmpeg::CodecPtr;
+using ffmpeg::FifoPtr;
+using ffmpeg::FramePtr;
+using ffmpeg::PacketPtr;
+using ffmpeg::ParserPtr;
+using ffmpeg::SwrPtr;
 
 void put_le(std::string& out, std::uint32_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
@@ -43,7 +44,7 @@ class Mp3Decoder {
   using Sink = std::function<bool(const std::uint8_t* const* data, int samples)>;
 
   bool open(int out_rate, AVSampleFormat out_format) {
-    engines::ffmpeg::quiet_and_bounded();
+    ffmpeg::quiet_and_bounded();
     const AVCodec* codec = avcodec_find_decoder(AV_CODEC_ID_MP3);
     if (!codec) return false;
     parser_.reset(av_parser_init(codec->id));
@@ -143,7 +144,7 @@ class Mp3Decoder {
   int in_rate_ = 0;
   int in_channels_ = 0;
   int in_format_ = -1;
-  int out_rate_ = kPcmRate;
+  int out_rate_ = 24000;
   AVSampleFormat out_format_ = AV_SAMPLE_FMT_S16;
   std::vector<std::uint8_t> input_;
   std::vector<std::uint8_t> buffer_;
@@ -152,7 +153,7 @@ class Mp3Decoder {
 // pcm and wav: the decoded samples as they are.
 class PcmOut final : public AudioOut {
  public:
-  explicit PcmOut(bool wav, int rate = kPcmRate) : wav_(wav), rate_(rate) {}
+  PcmOut(bool wav, int rate) : wav_(wav), rate_(rate) {}
   bool open() { return decoder_.open(rate_, AV_SAMPLE_FMT_S16); }
 
   std::optional<std::string> feed(std::string_view mp3) override { return run(mp3, false); }
@@ -197,7 +198,7 @@ class EncodedOut final : public AudioOut {
  public:
   // mp3 is written as bare frames (no ID3 tag, no Xing frame), so the bytes stream as they come.
   bool open(const char* muxer, std::initializer_list<const char*> encoders, int rate, std::int64_t bit_rate) {
-    engines::ffmpeg::quiet_and_bounded();
+    ffmpeg::quiet_and_bounded();
     const AVCodec* codec = nullptr;
     for (const char* name : encoders) {
       if ((codec = avcodec_find_encoder_by_name(name))) break;
@@ -226,7 +227,8 @@ class EncodedOut final : public AudioOut {
     if (avcodec_open2(ctx_.get(), codec, nullptr) < 0) return false;
     if (avcodec_parameters_from_context(stream_->codecpar, ctx_.get()) < 0) return false;
     stream_->time_base = ctx_->time_base;
-    frame_size_ = ctx_->frame_size > 0 ? ctx_->frame_size : 1024;
+    // Codecs without a frame size of their own (raw G.711) take 20 ms: the last one is padded.
+    frame_size_ = ctx_->frame_size > 0 ? ctx_->frame_size : std::max(1, rate / 50);
     fifo_.reset(av_audio_fifo_alloc(format_, 1, frame_size_ * 2));
     packet_.reset(av_packet_alloc());
     frame_.reset(av_frame_alloc());
@@ -335,48 +337,41 @@ std::string streaming_wav_header(int sample_rate, int channels) {
   return h;
 }
 
-std::unique_ptr<AudioOut> make_audio_out(AudioFormat format) {
-  switch (format) {
-    case AudioFormat::mp3: return std::make_unique<Mp3Out>();
-    case AudioFormat::pcm:
-    case AudioFormat::wav: {
-      auto out = std::make_unique<PcmOut>(format == AudioFormat::wav);
+std::unique_ptr<AudioOut> make_audio_out(const AudioOutSpec& spec) {
+  switch (spec.kind) {
+    case AudioOutKind::mp3_as_is: return std::make_unique<Mp3Out>();
+    case AudioOutKind::pcm:
+    case AudioOutKind::wav: {
+      auto out = std::make_unique<PcmOut>(spec.kind == AudioOutKind::wav, spec.sample_rate);
       if (!out->open()) return nullptr;
       return out;
     }
-    case AudioFormat::opus:
-    case AudioFormat::flac:
-    case AudioFormat::aac: {
-      auto out = std::make_unique<EncodedOut>();
-      bool opened = false;
-      if (format == AudioFormat::opus) opened = out->open("ogg", {"libopus", "opus"}, 48000, 48000);
-      if (format == AudioFormat::flac) opened = out->open("flac", {"flac"}, kPcmRate, 0);
-      if (format == AudioFormat::aac) opened = out->open("adts", {"aac"}, kPcmRate, 64000);
-      if (!opened) return nullptr;
-      return out;
-    }
-  }
-  return nullptr;
-}
-
-std::unique_ptr<AudioOut> make_audio_out(const engines::OutputFormat& format) {
-  using engines::OutputCodec;
-  if (format.codec == OutputCodec::pcm) {
-    auto out = std::make_unique<PcmOut>(false, format.sample_rate);
-    if (!out->open()) return nullptr;
-    return out;
+    default: break;
   }
   auto out = std::make_unique<EncodedOut>();
+  const std::int64_t bit_rate = std::int64_t{spec.bitrate_kbps} * 1000;
   bool opened = false;
-  const std::int64_t bit_rate = std::int64_t{format.bitrate_kbps} * 1000;
-  switch (format.codec) {
-    case OutputCodec::mp3: opened = out->open("mp3", {"libmp3lame"}, format.sample_rate, bit_rate); break;
-    case OutputCodec::ulaw: opened = out->open("mulaw", {"pcm_mulaw"}, format.sample_rate, 0); break;
-    case OutputCodec::opus: opened = out->open("ogg", {"libopus", "opus"}, format.sample_rate, bit_rate); break;
-    case OutputCodec::pcm: break;
+  switch (spec.kind) {
+    case AudioOutKind::ulaw: opened = out->open("mulaw", {"pcm_mulaw"}, spec.sample_rate, 0); break;
+    case AudioOutKind::mp3: opened = out->open("mp3", {"libmp3lame"}, spec.sample_rate, bit_rate); break;
+    case AudioOutKind::opus: opened = out->open("ogg", {"libopus", "opus"}, spec.sample_rate, bit_rate); break;
+    case AudioOutKind::flac: opened = out->open("flac", {"flac"}, spec.sample_rate, 0); break;
+    case AudioOutKind::aac: opened = out->open("adts", {"aac"}, spec.sample_rate, bit_rate); break;
+    default: break;
   }
   if (!opened) return nullptr;
   return out;
 }
 
-}  // namespace mediagen::compat
+std::unique_ptr<AudioOut> make_audio_out(const OutputFormat& format) {
+  AudioOutSpec spec{.sample_rate = format.sample_rate, .bitrate_kbps = format.bitrate_kbps};
+  switch (format.codec) {
+    case OutputCodec::mp3: spec.kind = AudioOutKind::mp3; break;
+    case OutputCodec::pcm: spec.kind = AudioOutKind::pcm; break;
+    case OutputCodec::ulaw: spec.kind = AudioOutKind::ulaw; break;
+    case OutputCodec::opus: spec.kind = AudioOutKind::opus; break;
+  }
+  return make_audio_out(spec);
+}
+
+}  // namespace mediagen::engines
