@@ -2,6 +2,7 @@
 // way every compatible surface answers speech (speech_answer.hpp).
 #include <nlohmann/json.hpp>
 
+#include "compat_route.hpp"
 #include "compat_service.hpp"
 #include "mediagen/compat/routes.hpp"
 #include "mediagen/core/crypto.hpp"
@@ -100,17 +101,9 @@ void register_routes(http::Router& router, db::BlockingPool& pool, CompatOptions
   auto add = [&](http::Method method, std::string pattern, auth::Scope scope, std::size_t body_limit, auto handler,
                  http::KeyHeader key = http::KeyHeader::bearer) {
     const bool shared_path = key == http::KeyHeader::bearer_or_xi_api_key;
-    router.add_root({
-        .method = method,
-        .pattern = std::move(pattern),
-        .access = http::Access::scope,
-        .scope = scope,
-        .body_limit = body_limit,
-        .json_body = body_limit > 0,
-        .key_header = key,
-        .render_error = shared_path ? &models_error_response : &openai_error_response,
-        .handler = [shared, handler](http::RequestContext& ctx) { return handler(*shared, ctx); },
-    });
+    const auto render = shared_path ? &models_error_response : &openai_error_response;
+    router.add_root(compat_route({method, std::move(pattern), scope, body_limit, key, render},
+                                 [shared, handler](http::RequestContext& ctx) { return handler(*shared, ctx); }));
   };
   add(http::Method::post, "/v1/audio/speech", auth::Scope::orders_write, kSpeechBodyLimit, speech_handler);
   add(http::Method::get, "/v1/models", auth::Scope::orders_read, 0, models_handler, http::KeyHeader::bearer_or_xi_api_key);

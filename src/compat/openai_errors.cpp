@@ -7,22 +7,6 @@
 namespace mediagen::compat {
 namespace {
 
-const std::string* extra_string(const ApiError& e, std::string_view key) {
-  for (const auto& [k, v] : e.extra) {
-    if (k == key) return std::get_if<std::string>(&v);
-  }
-  return nullptr;
-}
-
-std::optional<std::int64_t> extra_int(const ApiError& e, std::string_view key) {
-  for (const auto& [k, v] : e.extra) {
-    if (k == key) {
-      if (const auto* n = std::get_if<std::int64_t>(&v)) return *n;
-    }
-  }
-  return std::nullopt;
-}
-
 bool has_header(const std::vector<std::pair<std::string, std::string>>& headers, std::string_view name) {
   for (const auto& [k, v] : headers) {
     if (k == name) return true;
@@ -50,7 +34,7 @@ Kind kind_of(const ApiError& e) {
 }
 
 std::string code_of(const ApiError& e) {
-  if (const auto* code = extra_string(e, "code")) return *code;
+  if (const auto* code = e.extra_string("code")) return *code;
   if (e.reason != Reason::none) return std::string(to_string(e.reason));
   if (e.status == 401) return "invalid_api_key";
   if (e.status == 403) return "missing_scope";
@@ -88,7 +72,7 @@ OpenAiError openai_error(const ApiError& e, Locale locale) {
   // The spec's message names X-API-KEY, which this surface does not read.
   if (message.empty() && e.message.key == "auth.api_key.missing") message = render(Message{"auth.bearer.missing"}, locale);
   if (message.empty()) message = render(e.message, locale);
-  if (const auto* p = extra_string(e, "param")) param = *p;
+  if (const auto* p = e.extra_string("param")) param = *p;
   const std::string code = code_of(e);
   error["message"] = message;
   error["type"] = kind.type;
@@ -97,7 +81,7 @@ OpenAiError openai_error(const ApiError& e, Locale locale) {
   OpenAiError out{.status = kind.status, .body = to_json_text(nlohmann::ordered_json{{"error", std::move(error)}})};
   out.headers = e.headers;
   if (kind.status == 429 && !has_header(out.headers, "Retry-After")) {
-    if (auto after = extra_int(e, "retry_after"); after && *after > 0) out.headers.emplace_back("Retry-After", std::to_string(*after));
+    if (auto after = e.extra_int("retry_after"); after && *after > 0) out.headers.emplace_back("Retry-After", std::to_string(*after));
   }
   return out;
 }

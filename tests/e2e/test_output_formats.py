@@ -50,7 +50,8 @@ class OutputFormatTests(OrderFixtures, E2ETestCase):
         order = self.finished(key, {"template_id": template, "input_text": THREE, "config_override": PARAGRAPH,
                                     "output_format": "opus_48000_64"})
         self.assertEqual(len(order["items"]), 3)
-        track = self.assertPlays(key, order["result"]["files"][0], "opus_48000_64", order["duration_ms"] / 1000)
+        seconds = order["result"]["duration_ms"] / 1000
+        track = self.assertPlays(key, order["result"]["files"][0], "opus_48000_64", seconds)
         stream, _ = probe(track, "ogg")
         self.assertEqual((stream["codec_name"], stream["sample_rate"], stream["channels"]), ("opus", "48000", 1))
         for item in order["items"]:
@@ -65,7 +66,7 @@ class OutputFormatTests(OrderFixtures, E2ETestCase):
         for fmt in ("pcm_16000", "mp3_44100_128"):
             with self.subTest(fmt=fmt):
                 order = self.finished(key, {"template_id": template, "input_text": THREE, "output_format": fmt})
-                track = self.assertPlays(key, order["result"]["files"][0], fmt, order["duration_ms"] / 1000)
+                track = self.assertPlays(key, order["result"]["files"][0], fmt, order["result"]["duration_ms"] / 1000)
                 if fmt == "mp3_44100_128":
                     stream, _ = probe(track, "mp3")
                     self.assertEqual((stream["sample_rate"], stream["bit_rate"]), ("44100", "128000"))

@@ -5,8 +5,8 @@
 //     pause 0..kMaxBreakMs;
 //   - the text without them is the text minus exactly their bytes, and a word mapped onto it still
 //     lies inside it;
-//   - speaking with breaks asks only for pieces of the text, never a tag's bytes, and every word
-//     it returns points into the whole text.
+//   - speaking with breaks asks for the whole text when it has no tag, else only for pieces of it
+//     with something to say, never a tag's bytes; every word it returns points into the whole text.
 #include <string>
 #include <vector>
 
@@ -38,12 +38,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   request.text = text;
   request.breaks = true;
   auto pcm = speak_with_breaks(request, [&](const SpeechRequest& piece) -> boost::system::result<SpeechPcm, EngineFailure> {
-    FUZZ_CHECK(!piece.text.empty() && piece.text.size() <= text.size());
+    // A text without tags is spoken whole; between tags only pieces with something to say.
+    FUZZ_CHECK(piece.text.size() <= text.size());
+    FUZZ_CHECK(tags.empty() ? piece.text == text : !piece.text.empty());
     FUZZ_CHECK(find_breaks(piece.text).empty());
     SpeechPcm out;
     out.sample_rate = 8000;
     out.samples.assign(80, 1);
-    out.words.push_back({0, 1, 0});
+    if (!piece.text.empty()) out.words.push_back({0, 1, 0});
     return out;
   });
   if (pcm) {

@@ -142,6 +142,21 @@ struct ApiError {
     extra.emplace_back(std::move(key), std::move(value));
     return *this;
   }
+
+  // The extra named `key` when it holds that type (another API's renderer reads them); else none.
+  const std::string* extra_string(std::string_view key) const {
+    for (const auto& [k, v] : extra) {
+      if (k == key) return std::get_if<std::string>(&v);
+    }
+    return nullptr;
+  }
+  std::optional<std::int64_t> extra_int(std::string_view key) const {
+    for (const auto& [k, v] : extra) {
+      if (k != key) continue;
+      if (const auto* n = std::get_if<std::int64_t>(&v)) return *n;
+    }
+    return std::nullopt;
+  }
 };
 
 template <class T>

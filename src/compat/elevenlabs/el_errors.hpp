@@ -18,8 +18,6 @@
 #include <string_view>
 
 #include "mediagen/core/api_error.hpp"
-#include "mediagen/http/message.hpp"
-#include "mediagen/http/route.hpp"
 
 namespace mediagen::compat::elevenlabs {
 
@@ -31,8 +29,5 @@ struct ElError {
   std::string body;  // JSON text
 };
 ElError elevenlabs_error(const ApiError& error, Locale locale);
-
-// The pipeline's renderer for these routes (http::Route::render_error).
-http::Response elevenlabs_error_response(const ApiError& error, const http::RequestContext& ctx);
 
 }  // namespace mediagen::compat::elevenlabs

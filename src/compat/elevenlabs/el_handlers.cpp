@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mediagen/engines/codec/audio_out.hpp"
+#include "../compat_route.hpp"
 #include "el_catalogue.hpp"
 #include "el_errors.hpp"
 #include "el_framing.hpp"
@@ -122,6 +123,21 @@ asio::awaitable<Result<http::Reply>> read_json(db::BlockingPool& pool, Read read
 
 }  // namespace
 
+http::Response elevenlabs_error_response(const ApiError& error, const http::RequestContext& ctx) {
+  ElError rendered = elevenlabs_error(error, ctx.locale);
+  http::Response r;
+  r.status = rendered.status;
+  r.headers = error.headers;
+  bool has_retry_after = false;
+  for (const auto& [k, v] : r.headers) has_retry_after = has_retry_after || k == "Retry-After";
+  if (rendered.status == 429 && !has_retry_after) {
+    if (auto after = error.extra_int("retry_after"); after && *after > 0) r.headers.emplace_back("Retry-After", std::to_string(*after));
+  }
+  r.body = std::move(rendered.body);
+  r.close = error.close_connection;
+  return r;
+}
+
 asio::awaitable<Result<http::Reply>> models(db::BlockingPool& pool, http::RequestContext&) {
   co_return co_await read_json(pool, [](db::Resources& r) -> Result<std::string> { return models_json(r.db); });
 }
@@ -129,17 +145,9 @@ asio::awaitable<Result<http::Reply>> models(db::BlockingPool& pool, http::Reques
 void register_routes(http::Router& router, const SpeechAnswerDeps& deps, std::shared_ptr<const void> owner) {
   auto shared = std::make_shared<Shared>(Shared{deps, std::move(owner)});
   auto add = [&](http::Method method, std::string pattern, auth::Scope scope, std::size_t body_limit, auto handler) {
-    router.add_root({
-        .method = method,
-        .pattern = std::move(pattern),
-        .access = http::Access::scope,
-        .scope = scope,
-        .body_limit = body_limit,
-        .json_body = body_limit > 0,
-        .key_header = http::KeyHeader::xi_api_key,
-        .render_error = &elevenlabs_error_response,
-        .handler = [shared, handler](http::RequestContext& ctx) { return handler(*shared, ctx); },
-    });
+    router.add_root(compat_route({method, std::move(pattern), scope, body_limit, http::KeyHeader::xi_api_key,
+                                  &elevenlabs_error_response},
+                                 [shared, handler](http::RequestContext& ctx) { return handler(*shared, ctx); }));
   };
   const auto tts = [&](std::string suffix, Shape shape) {
     add(http::Method::post, "/v1/text-to-speech/{voice_id}" + suffix, auth::Scope::orders_write, kSpeechBodyLimit,

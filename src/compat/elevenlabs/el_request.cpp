@@ -1,5 +1,7 @@
 #include "el_request.hpp"
 
+#include "../json_fields.hpp"
+
 #include <cmath>
 #include <limits>
 
@@ -19,25 +21,6 @@ using Args = std::vector<std::pair<std::string, std::string>>;
 ApiError field_error(std::string_view field, const char* key, Args args = {}) {
   args.emplace_back("attribute", std::string(field));
   return ApiError::validation(std::string(field), Message{key, std::move(args)});
-}
-
-const json* member(const json& body, std::string_view name) {
-  auto it = body.find(name);
-  if (it == body.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-Result<std::optional<std::string>> read_string(const json& body, std::string_view field, std::size_t max, bool required) {
-  const json* value = member(body, field);
-  if (!value) {
-    if (required) return field_error(field, "validation.required");
-    return std::optional<std::string>{};
-  }
-  if (!value->is_string()) return field_error(field, "validation.string");
-  const auto& text = value->get_ref<const std::string&>();
-  if (required && text.empty()) return field_error(field, "validation.required");
-  if (count_code_points(text) > max) return field_error(field, "validation.max_string", {{"max", std::to_string(max)}});
-  return std::optional<std::string>{text};
 }
 
 // A number within [min, max] (NaN-proof); `shown_*` are the bounds as the message names them.
@@ -70,8 +53,8 @@ bool is_language_code(std::string_view s) {
   return true;
 }
 
-Result<VoiceSettingsIn> read_settings(const json& body) {
-  VoiceSettingsIn out;
+Result<engines::VoiceSettings> read_settings(const json& body) {
+  engines::VoiceSettings out;
   const json* settings = member(body, "voice_settings");
   if (!settings) return out;
   if (!settings->is_object()) return field_error("voice_settings", "validation.object");

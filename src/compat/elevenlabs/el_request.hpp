@@ -30,6 +30,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "mediagen/core/api_error.hpp"
+#include "mediagen/engines/audio.hpp"
 #include "mediagen/engines/audio/output_format.hpp"
 
 namespace mediagen::compat::elevenlabs {
@@ -39,17 +40,10 @@ inline constexpr std::size_t kMaxContextChars = 10'000;
 inline constexpr std::size_t kMaxPromptChars = 5'000;
 inline constexpr std::size_t kMaxIdChars = 255;
 
-struct VoiceSettingsIn {
-  std::optional<double> stability;
-  std::optional<double> similarity_boost;
-  std::optional<bool> use_speaker_boost;
-  std::optional<double> speed;
-};
-
 struct SpeechBody {
   std::string text;
   std::optional<std::string> model_id;
-  VoiceSettingsIn settings;
+  engines::VoiceSettings settings;  // style is read and checked, not kept: no voice honours it
   std::optional<std::uint32_t> seed;
   std::optional<std::string> previous_text;
   std::optional<std::string> next_text;

@@ -17,6 +17,9 @@ namespace mediagen::compat::elevenlabs {
 // `owner` keeps what deps refers to alive as long as the routes.
 void register_routes(http::Router& router, const SpeechAnswerDeps& deps, std::shared_ptr<const void> owner);
 
+// The pipeline's renderer for these routes (http::Route::render_error): el_errors.hpp's shape.
+http::Response elevenlabs_error_response(const ApiError& error, const http::RequestContext& ctx);
+
 // GET /v1/models in ElevenLabs' shape (the shared route's answer to a request with xi-api-key).
 boost::asio::awaitable<Result<http::Reply>> models(db::BlockingPool& pool, http::RequestContext& ctx);
 
