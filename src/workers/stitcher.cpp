@@ -135,6 +135,9 @@ std::optional<Failure> write_files(storage::ObjectStore& store, const orders::St
 
 std::optional<StitchFailure> Stitcher::write_result(const orders::StitchInputs& in, orders::StitchedResult& result) {
   storage::ObjectStore& store = store_;
+  if (result.files.size() != 1 || result.service_files.size() != 3) {
+    return Failure{"stitch_misconfigured", "a track needs one file and three service files (srt, vtt, timings)"};
+  }
   std::optional<Failure> failure;
   std::vector<Writer> out;
   for (const auto& key : {result.files[0], result.service_files[0], result.service_files[1], result.service_files[2]}) {

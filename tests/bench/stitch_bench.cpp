@@ -111,7 +111,8 @@ int run(const Options& o) {
   const long before = status_kib("VmHWM");
   orders::StitchedResult result;
   result.files = {orders::result_audio_key(order_id)};
-  result.service_files = {orders::result_subtitles_key(order_id, "srt"), orders::result_subtitles_key(order_id, "vtt")};
+  result.service_files = {orders::result_subtitles_key(order_id, "srt"), orders::result_subtitles_key(order_id, "vtt"),
+                          orders::result_subtitles_key(order_id, "timings.json")};
   workers::Stitcher stitcher(*store);
   const auto start = std::chrono::steady_clock::now();
   const auto failure = o.whole ? stitch_whole(*store, in, result) : stitcher.write_result(in, result);

@@ -44,7 +44,8 @@ class Stitcher {
   explicit Stitcher(storage::ObjectStore& store) : store_(store) {}
 
   // The stitch's files alone, without the queue (the benchmark measures it): the track and its
-  // subtitles of `in` written and committed under `result`'s keys, its duration filled in.
+  // subtitles and timings of `in` written and committed under `result`'s keys (one file, then the
+  // srt, vtt and timings.json service files: anything else is a failure), its duration filled in.
   std::optional<StitchFailure> write_result(const orders::StitchInputs& in, orders::StitchedResult& result);
 
   StitchOutcome stitch(orders::WorkQueue& queue, const orders::StitchJob& job, std::vector<orders::OrderChange>* changes = nullptr);
