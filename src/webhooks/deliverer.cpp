@@ -252,7 +252,10 @@ struct Deliverer::State {
     if (full) return now;
     const auto waiting = backlog(db, options.render_grace);
     pending.store(waiting.pending, std::memory_order_relaxed);
-    if (!waiting.next_due_ms) return now + kIdleWait;
+    // Nothing waits: no look until a NOTIFY, a finished attempt or the listener's reconnection
+    // wakes it (without the listener, wait() looks every poll interval). An idle server sends no
+    // query of its own.
+    if (!waiting.next_due_ms) return steady_clock::time_point::max();
     // Due now but not taken (its URL's slots are full here, or another instance holds it):
     // a finished attempt wakes the next look, the poll interval bounds it.
     if (*waiting.next_due_ms <= 0) return now + options.poll_interval;
