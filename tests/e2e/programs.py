@@ -31,6 +31,8 @@ PROGRAMS = {
     "chroot": "runs the image's programs inside it as its user",
     "ffmpeg": "converts speech into the audio formats uploads are tested with (WAV, MP3, Ogg Opus, FLAC, M4A)",
     "ffprobe": "reads what the compatible surfaces answer: sample rate, bitrate and codec of the audio",
+    "faketime": "moves the server's wall clock while it runs (libfaketime), for the model test's clock jumps",
+    "slowhttptest": "holds slow-header and slow-body connections open by the thousand (the slow-client drill)",
 }
 
 
