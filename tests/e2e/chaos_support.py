@@ -32,6 +32,7 @@ class Answer:
         self.status = status
         self.headers = headers
         self.body = body
+        self.server = None  # index into burst()'s servers of the process that answered
 
     def __repr__(self):
         return f"<{self.status} {self.body!r}>"
@@ -68,7 +69,7 @@ def burst(servers, connections, requests, timeout=120.0):
         conns.append(c)
     start = threading.Barrier(connections)
 
-    def run(conn):
+    def run(n, conn):
         start.wait()
         while True:
             with lock:
@@ -78,11 +79,12 @@ def burst(servers, connections, requests, timeout=120.0):
                 return
             try:
                 answers[i] = _send(conn, *requests[i])
+                answers[i].server = n % len(servers)
             except (OSError, http.client.HTTPException) as e:
                 answers[i] = f"{type(e).__name__}: {e}"
                 conn.close()  # reconnects on the next request
 
-    threads = [threading.Thread(target=run, args=(c,)) for c in conns]
+    threads = [threading.Thread(target=run, args=(n, c)) for n, c in enumerate(conns)]
     for t in threads:
         t.start()
     for t in threads:
