@@ -29,6 +29,7 @@ class Operations:
         self.seed = seed
         self.template = None
         self.on_503 = None  # run once at the first 503 of a request (ends an outage)
+        self.trace = None   # model_trace.Trace: every answer is recorded there
 
     def draw(self):
         return self.rng.choices(list(WEIGHTS), weights=list(WEIGHTS.values()))[0]
@@ -95,6 +96,8 @@ class Operations:
 
     def expect(self, r, answer, what):
         """The answer matches the model's: status, and reason where the model names one."""
+        if self.trace is not None:
+            self.trace.answered("503+" if r is None else r.status)
         if r is None:
             return None  # committed behind a 503: the state comparison decides
         reason = r.body.get("reason") if isinstance(r.body, dict) else None
@@ -116,6 +119,11 @@ class Operations:
 
     # -- operations
 
+    def fallback(self, index):
+        """An operation on an order when the account has none yet: a create instead."""
+        order, detail = self.op_create(index)
+        return order, "no order yet, so create " + detail
+
     def op_create(self, index):
         paragraphs = self.paragraphs()
         answer = self.model.create(paragraphs)
@@ -133,7 +141,7 @@ class Operations:
     def op_cancel(self, index):
         order = self.pick_order(("partially_completed",))
         if order is None:
-            return self.op_create(index)
+            return self.fallback(index)
         answer = self.model.cancel(order)
         r = self.send("POST", f"/orders/{order.id}/cancel")
         self.expect(r, answer, "cancel")
@@ -142,7 +150,7 @@ class Operations:
     def op_retry_item(self, index):
         order = self.pick_order(("partially_completed",))
         if order is None:
-            return self.op_create(index)
+            return self.fallback(index)
         lasts = [p.last_attempt() for p in order.positions]
         failed = [x for x in lasts if x.status in ("failed", "policy_flagged")]
         record = self.rng.choice(failed if failed and self.rng.random() < 0.8 else order.records())
@@ -165,7 +173,7 @@ class Operations:
     def op_retry_failed(self, index):
         order = self.pick_order(("partially_completed",))
         if order is None:
-            return self.op_create(index)
+            return self.fallback(index)
         answer = self.model.retry_failed(order)
         r = self.send("POST", f"/orders/{order.id}/items/retry-failed")
         data = self.expect(r, answer, "retry-failed")
@@ -176,7 +184,7 @@ class Operations:
     def op_regenerate(self, index):
         order = self.pick_order(FINISHED + ("partially_completed",))
         if order is None:
-            return self.op_create(index)
+            return self.fallback(index)
         newest = [p.newest_completed() for p in order.positions if p.newest_completed()]
         record = self.rng.choice(newest if newest and self.rng.random() < 0.75 else order.records())
         tokens = order.positions[record.index].tokens
@@ -192,7 +200,7 @@ class Operations:
     def op_retry_order(self, index):
         order = self.pick_order(FINISHED)
         if order is None:
-            return self.op_create(index)
+            return self.fallback(index)
         answer = self.model.retry_order(order)
         r = self.send("POST", f"/orders/{order.id}/retry", {}, self.idempotency(index))
         data = self.expect(r, answer, "order retry")

@@ -7,25 +7,25 @@ order's status and each record's status must equal the model's.
 
 The class owns its PostgreSQL cluster and Redis (it crashes them; other modules share theirs).
 Sizes: MEDIAGEN_MODEL_SEEDS (20), MEDIAGEN_MODEL_OPS (40), MEDIAGEN_MODEL_FIRST_SEED (1);
-MEDIAGEN_MODEL_SEED=N replays one seed. A failure names the seed, the operation and the way to
-replay it; the run ends with a one-line summary."""
+MEDIAGEN_MODEL_SEED=N replays one seed. A failing seed prints its whole trace (model_trace.py:
+every operation done, its parameters and answers) and the command that replays it;
+MEDIAGEN_MODEL_BREAK=I moves a balance by hand after op I, to see a broken invariant caught. The
+run ends with a one-line summary."""
 
 import os
 import random
-import select
-import subprocess
 import sys
 import time
-import traceback
 import unittest
 from collections import Counter
 
 from fault_support import PrivatePostgres, PrivateRedis
 from harness import E2ETestCase, Harness
-from model_support import BANNED, MARKER, AccountModel
+from model_db import PsqlSession, combined_invariants
 from model_ops import Operations
-from orders_support import OrderFixtures, invariant_checks
-from programs import program
+from model_support import BANNED, MARKER, AccountModel
+from model_trace import BROKEN_BY_SABOTAGE, Saboteur, Trace, break_index
+from orders_support import OrderFixtures
 
 SETTLE_SECONDS = 60.0
 
@@ -37,76 +37,6 @@ def sizes():
     first = int(os.environ.get("MEDIAGEN_MODEL_FIRST_SEED", "1"))
     count = int(os.environ.get("MEDIAGEN_MODEL_SEEDS", "20"))
     return list(range(first, first + count)), int(os.environ.get("MEDIAGEN_MODEL_OPS", "40"))
-
-
-def combined_invariants():
-    """One statement counting the rows of every invariant check (one psql call per step)."""
-    checks = invariant_checks()
-    parts = [f"SELECT {i} AS n, (SELECT count(*) FROM ({sql.strip().rstrip(';')}) x) AS rows"
-             for i, (_, sql) in enumerate(checks)]
-    return checks, " UNION ALL ".join(parts)
-
-
-class PsqlSession:
-    """One psql kept open for the many reads of a run: a psql process per read costs about
-    150 ms on a loaded machine. Reads only, so one that meets a broken connection (after a
-    PostgreSQL crash-restart) is asked again of a new psql."""
-
-    END = "__model_read_end__"
-
-    def __init__(self, url):
-        self.url = url
-        self.proc = None
-        self.buf = b""
-
-    def close(self):
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait(10)
-            self.proc.stdin.close()
-            self.proc.stdout.close()
-        self.proc = None
-
-    def rows(self, sql, timeout=60.0):
-        for attempt in (1, 2):
-            if self.proc is None:
-                self.proc = subprocess.Popen([program("psql"), "-X", "-q", "-A", "-t", "-F", "\t", "-d", self.url],
-                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-                self.buf = b""
-            try:
-                lines = self._ask(sql, timeout)
-            except (OSError, EOFError) as e:
-                lines = [f"psql: {e}"]
-            errors = [x for x in lines if x.startswith(("psql:", "ERROR:", "FATAL:", "server closed", "connection"))]
-            if not errors:
-                return [x.split("\t") for x in lines]
-            self.close()
-            if attempt == 2:
-                raise AssertionError(f"psql failed for {sql!r}: {errors}")
-        return []
-
-    def value(self, sql):
-        rows = self.rows(sql)
-        return rows[0][0] if rows else ""
-
-    def _ask(self, sql, timeout):
-        self.proc.stdin.write((sql.strip().rstrip(";") + ";\n\\echo " + self.END + "\n").encode())
-        self.proc.stdin.flush()
-        end = (self.END + "\n").encode()
-        deadline = time.monotonic() + timeout
-        while end not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
-                raise OSError(f"no answer within {timeout}s")
-            data = os.read(self.proc.stdout.fileno(), 65536)
-            if not data:
-                raise EOFError("psql exited")
-            self.buf += data
-        text, _, self.buf = self.buf.partition(end)
-        return [x for x in text.decode("utf-8", "replace").splitlines() if x != ""]
-
-    def psql_value(self, sql):  # what orders_support.ledger_snapshot asks of a harness
-        return self.value(sql)
 
 
 class ModelTest(OrderFixtures, E2ETestCase):
@@ -139,6 +69,7 @@ class ModelTest(OrderFixtures, E2ETestCase):
             cls.checks, cls.invariants_sql = combined_invariants()
             cls.server = cls.h.start_server(cls.server_env, name="model#1")
             cls.db = PsqlSession(cls.h.db_url)
+            cls.saboteur = Saboteur(cls.h)
         except BaseException:
             cls._release()
             raise
@@ -194,16 +125,18 @@ class ModelTest(OrderFixtures, E2ETestCase):
         self.recoveries = []
         self.spent = Counter()
         for seed in seeds:
-            done = []
+            trace = Trace(seed, ops, break_index())
             try:
-                self.run_seed(seed, ops, done)
+                self.run_seed(trace)
             except Exception as e:  # one seed's failure is reported with the others' outcome
-                failures.append(self.describe(seed, done, e))
+                failures.append(trace.report(e))
                 if len(failures) >= 3:
                     break
-            kinds.update(kind for kind, _, _ in done)
-            for kind, _, spent in done:
-                self.spent[kind] += spent
+            finally:
+                self.saboteur.repair()
+            for step in trace.steps:
+                kinds[step.kind] += 1
+                self.spent[step.kind] += step.seconds
         seconds = time.monotonic() - started
         by_kind = ", ".join(f"{k} {n} ({self.spent[k]:.0f} s)" for k, n in sorted(kinds.items()))
         summary = (f"model test: seeds {len(seeds)} ({seeds[0]}..{seeds[-1]}), ops {sum(kinds.values())}: {by_kind}; "
@@ -213,36 +146,49 @@ class ModelTest(OrderFixtures, E2ETestCase):
         if failures:
             self.fail("\n\n".join(failures) + "\n" + summary)
 
-    def describe(self, seed, done, error):
-        """Seed, op index, the ops so far and the replay command first; then what differed."""
-        index = len(done) - 1
-        steps = "; ".join(f"{i}:{kind}" + (f"({detail})" if detail else "") for i, (kind, detail, _) in enumerate(done))
-        where = f"op {index} ({done[-1][0]})" if done else "before the first op"
-        return (f"seed {seed}, {where}\n  ops so far: {steps}\n"
-                f"  replay: MEDIAGEN_MODEL_SEED={seed} scripts/test -R e2e_test_model\n"
-                f"  what differed: {error}\n" + "".join(traceback.format_exception(error)[-6:]))
+    def test_a_broken_invariant_is_caught_and_traced(self):
+        """The saboteur moves a balance by hand after op 2 of a short seed: the run must fail at
+        that op, name the broken invariant, and print the trace of ops 0..2 with its replay."""
+        self.recoveries = []
+        trace = Trace(seed=7, ops=4, break_at=2)
+        try:
+            with self.assertRaises(AssertionError) as caught:
+                self.run_seed(trace)
+        finally:
+            self.saboteur.repair()
+        report = trace.report(caught.exception)
+        self.assertIn(BROKEN_BY_SABOTAGE, report)
+        self.assertEqual([s.index for s in trace.steps], [0, 1, 2], report)
+        for step in trace.steps:
+            self.assertIn(step.line(7), report)
+            self.assertTrue(step.answers, f"op {step.index} recorded no answer: {report}")
+        self.assertIn("MEDIAGEN_MODEL_SEED=7 MEDIAGEN_MODEL_OPS=4 MEDIAGEN_MODEL_BREAK=2", report)
 
-    def run_seed(self, seed, count, done):
+    def run_seed(self, trace):
+        seed = trace.seed
         rng = random.Random(seed)
         balance = rng.choice((20, 60, 120, 400))
         quota = rng.choice((0, 0, 300, 2000))
+        trace.setup = f"wallet {balance}, quota {quota}"
         user = self.h.create_user(email=f"model-{seed}-{time.time_ns()}@example.com", balance=balance)
         key = self.h.create_key(user["id"], preset="full")["key"]
         if quota:
             self.set_quota(user["id"], quota)
         model = AccountModel(balance, quota, self.price)
         ops = Operations(self, rng, model, key, user["id"], seed)
+        ops.trace = trace
         ops.make_template()
         self.check(ops, model, user["id"], None)
-        for index in range(count):
+        for index in range(trace.ops):
             kind = ops.draw()
             started = time.monotonic()
-            done.append((kind, "", 0.0))
-            touched, detail = ops.run(kind, index)
-            done[-1] = (kind, detail, 0.0)
+            step = trace.begin(index, kind)
+            touched, step.detail = ops.run(kind, index)
             model.settle()
+            if index == trace.break_at:
+                self.saboteur.strike()
             self.check(ops, model, user["id"], touched)
-            done[-1] = (kind, detail, time.monotonic() - started)
+            step.seconds = time.monotonic() - started
 
     # -- after every operation
 
