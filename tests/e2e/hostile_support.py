@@ -461,7 +461,8 @@ def _service_socket_inodes(ports: set[int]) -> set[str]:
     out = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
-            lines = open(table, encoding="ascii").read().splitlines()[1:]
+            with open(table, encoding="ascii") as f:
+                lines = f.read().splitlines()[1:]
         except OSError:
             continue
         for line in lines:
