@@ -8,18 +8,21 @@ right after a create, with its chunks in flight."""
 
 import time
 
+from model_clock import ClockOps
+from model_gifts import GiftOps
 from model_support import BANNED, FINISHED, MARKER
 from orders_support import ledger_snapshot
 
-WEIGHTS = {"create": 7, "cancel": 3, "retry_item": 7, "retry_failed": 3, "regenerate": 4, "retry_order": 2,
-           "kill9": 1, "pg_restart": 1, "redis_outage": 1, "cancel_created": 0.5}
+WEIGHTS = {"create": 5, "cancel": 3, "retry_item": 6, "retry_failed": 3, "regenerate": 4, "retry_order": 2,
+           "kill9": 1, "pg_restart": 1, "redis_outage": 1, "cancel_created": 0.5,
+           "gift_issue": 1.5, "gift_cancel": 1, "gift_redeem": 1, "clock_jump": 1}
 WORDS = ("river", "garden", "lantern", "harbour", "meadow", "violin", "compass", "orchard", "quarry", "signal",
          "amber", "willow", "copper", "thistle", "beacon", "saddle")
 PARAGRAPH = {"generation_mode": "paragraph"}
 REPLAY_SECONDS = 30.0
 
 
-class Operations:
+class Operations(GiftOps, ClockOps):
     def __init__(self, test, rng, model, key, user_id, seed):
         self.t = test
         self.rng = rng
@@ -58,7 +61,7 @@ class Operations:
 
     # -- the wire
 
-    def send(self, method, path, body=None, idempotency=None):
+    def send(self, method, path, body=None, idempotency=None, key=None):
         """The answer to a request. A spec-shaped 503 (store outage) is sent again until another
         answer comes: the same Idempotency-Key replays a write; without one, the request is sent
         again only when nothing changed, and None means the write happened behind the 503."""
@@ -66,7 +69,7 @@ class Operations:
         before = None if idempotency else ledger_snapshot(self.t.db)
         deadline = time.monotonic() + REPLAY_SECONDS
         while True:
-            r = self.t.server.api(method, path, self.key, body=body, headers=headers)
+            r = self.t.server.api(method, path, key or self.key, body=body, headers=headers)
             if r.status != 503:
                 return r
             self.t.assertIsInstance(r.body, dict, r)
@@ -80,12 +83,12 @@ class Operations:
             self.t.assertLess(time.monotonic(), deadline, f"{method} {path}: still 503 after {REPLAY_SECONDS}s: {r}")
             time.sleep(0.2)
 
-    def get(self, path):
+    def get(self, path, key=None):
         """A read; right after a PostgreSQL crash-restart each of the server's broken pooled
         connections may answer one spec-shaped 503 before it is replaced, so a 503 is read again."""
         deadline = time.monotonic() + REPLAY_SECONDS
         while True:
-            r = self.t.server.api("GET", path, self.key)
+            r = self.t.server.api("GET", path, key or self.key)
             if r.status != 503 or time.monotonic() >= deadline:
                 return r
             self.t.assertIs(r.body.get("success"), False, r)

@@ -1,9 +1,11 @@
-"""Seeded model test (spec 1 billing, 2.3, 2.4, 3.1, 3.2, 4.2, 7.1): a seed draws random operations
-(create, cancel, item retry, retry-failed, regenerate, order retry, kill -9 of the server,
-PostgreSQL crash-restart, Redis stop and start) against one account; a reference model
-(model_support.py) predicts each answer and the state after it. After every operation the work
+"""Seeded model test (spec 1 billing, 2.3, 2.4, 2.7, 3.1, 3.2, 3.4, 4.2, 7.1): a seed draws random
+operations (create, cancel, item retry, retry-failed, regenerate, order retry, kill -9 of the
+server, PostgreSQL crash-restart, Redis stop and start, gift code issue/cancel/redeem from a
+reseller of the seed's own, jumps of the server's wall clock) against one account; a reference
+model (model_support.py, model_gifts.py, model_clock.py) predicts each answer and the state after it. After every operation the work
 settles, every check of tests/integration/invariants.sql runs, and the wallet, the quota, each
-order's status and each record's status must equal the model's.
+order's status and each record's status, the reseller balance and each code's status must equal
+the model's.
 
 The class owns its PostgreSQL cluster and Redis (it crashes them; other modules share theirs).
 Sizes: MEDIAGEN_MODEL_SEEDS (20), MEDIAGEN_MODEL_OPS (40), MEDIAGEN_MODEL_FIRST_SEED (1);
@@ -21,6 +23,7 @@ from collections import Counter
 
 from fault_support import PrivatePostgres, PrivateRedis
 from harness import E2ETestCase, Harness
+from model_clock import ServerClock
 from model_db import PsqlSession, combined_invariants
 from model_ops import Operations
 from model_support import BANNED, MARKER, AccountModel
@@ -62,6 +65,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
             cls.h = Harness(cls.__name__)
             cls.h.use_cluster(cls.pg.admin_url)
             cls.h.redis_url = cls.redis.url
+            cls.clock = ServerClock()
+            cls.server_env = {**cls.server_env, **cls.clock.env()}
             cls.h.setup()
             cls.seed()
             cls.price = int(cls.h.psql_value(
@@ -90,6 +95,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
         finally:
             cls.redis.remove()
             cls.pg.remove()
+            if getattr(cls, "clock", None):
+                cls.clock.remove()
 
     # -- processes
 
@@ -193,10 +200,10 @@ class ModelTest(OrderFixtures, E2ETestCase):
     # -- after every operation
 
     def check(self, ops, model, user_id, touched):
-        expected = self.expected_view(model)
+        expected = {**self.expected_view(model), **ops.gift_view()}
         deadline = time.monotonic() + SETTLE_SECONDS
         while True:
-            actual, quiet = self.actual_view(user_id)
+            actual, quiet = self.actual_view(user_id, ops.reseller_id)
             if quiet and actual == expected:
                 break
             if time.monotonic() >= deadline:
@@ -211,7 +218,7 @@ class ModelTest(OrderFixtures, E2ETestCase):
         items = {(o.id, r.index, r.kind, r.attempt): r.status for o in model.orders for r in o.records()}
         return {"wallet": model.wallet, "quota": model.quota, "orders": model.order_view(), "items": items}
 
-    def actual_view(self, user_id):
+    def actual_view(self, user_id, reseller_id):
         rows = self.db.rows(
             "SELECT 'a',"
             " coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'wallet' AND user_id = u.id), 0)::text,"
@@ -224,8 +231,14 @@ class ModelTest(OrderFixtures, E2ETestCase):
             f" WHERE o.user_id = {int(user_id)}"
             " UNION ALL SELECT 'i', i.order_id::text, i.chunk_index::text, i.item_type,"
             " i.attempt_number::text, i.status"
-            f" FROM order_items i JOIN orders o ON o.id = i.order_id WHERE o.user_id = {int(user_id)}")
+            f" FROM order_items i JOIN orders o ON o.id = i.order_id WHERE o.user_id = {int(user_id)}"
+            + ("" if reseller_id is None else
+               " UNION ALL SELECT 'r', coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'reseller'"
+               f"  AND user_id = {int(reseller_id)}), 0)::text, '', '', '', ''"
+               f" UNION ALL SELECT 'g', id::text, status, '', '', '' FROM gift_codes WHERE reseller_id = {int(reseller_id)}"))
         view = {"orders": {}, "items": {}}
+        if reseller_id is not None:
+            view["codes"] = {}
         quiet = False
         for row in rows:
             if row[0] == "a":
@@ -233,6 +246,10 @@ class ModelTest(OrderFixtures, E2ETestCase):
                 quiet = row[3] == "0" and row[4] == "0"
             elif row[0] == "o":
                 view["orders"][row[1]] = row[2]
+            elif row[0] == "r":
+                view["reseller"] = int(row[1])
+            elif row[0] == "g":
+                view["codes"][row[1]] = row[2]
             else:
                 view["items"][(row[1], int(row[2]), row[3], int(row[4]))] = row[5]
         return view, quiet
