@@ -8,13 +8,14 @@ right after a create, with its chunks in flight."""
 
 import time
 
+from model_burst import BurstOps
 from model_clock import ClockOps
 from model_gifts import GiftOps
 from model_support import BANNED, FINISHED, MARKER
 from orders_support import ledger_snapshot
 
-WEIGHTS = {"create": 5, "cancel": 3, "retry_item": 6, "retry_failed": 3, "regenerate": 4, "retry_order": 2,
-           "kill9": 1, "pg_restart": 1, "redis_outage": 1, "cancel_created": 0.5,
+WEIGHTS = {"create": 4, "burst": 2, "cancel": 3, "retry_item": 6, "retry_failed": 3, "regenerate": 4,
+           "retry_order": 2, "kill9": 1, "pg_restart": 1, "redis_outage": 1, "cancel_created": 0.5,
            "gift_issue": 1.5, "gift_cancel": 1, "gift_redeem": 1, "clock_jump": 1}
 WORDS = ("river", "garden", "lantern", "harbour", "meadow", "violin", "compass", "orchard", "quarry", "signal",
          "amber", "willow", "copper", "thistle", "beacon", "saddle")
@@ -22,7 +23,7 @@ PARAGRAPH = {"generation_mode": "paragraph"}
 REPLAY_SECONDS = 30.0
 
 
-class Operations(GiftOps, ClockOps):
+class Operations(GiftOps, ClockOps, BurstOps):
     def __init__(self, test, rng, model, key, user_id, seed):
         self.t = test
         self.rng = rng
@@ -94,6 +95,9 @@ class Operations(GiftOps, ClockOps):
             self.t.assertIs(r.body.get("success"), False, r)
             time.sleep(0.1)
 
+    def order_body(self, paragraphs):
+        return {"template_id": self.template, "input_text": "\n\n".join(paragraphs), "config_override": PARAGRAPH}
+
     def idempotency(self, index):
         return f"model-{self.seed}-{index}-{time.time_ns()}"
 
@@ -130,8 +134,7 @@ class Operations(GiftOps, ClockOps):
     def op_create(self, index):
         paragraphs = self.paragraphs()
         answer = self.model.create(paragraphs)
-        r = self.send("POST", "/orders", {"template_id": self.template, "input_text": "\n\n".join(paragraphs),
-                                          "config_override": PARAGRAPH}, self.idempotency(index))
+        r = self.send("POST", "/orders", self.order_body(paragraphs), self.idempotency(index))
         data = self.expect(r, answer, "create")
         if answer.order is None:
             return None, f"{len(paragraphs)}p {r.status}"

@@ -1,6 +1,7 @@
 """Seeded model test (spec 1 billing, 2.3, 2.4, 2.7, 3.1, 3.2, 3.4, 4.2, 7.1): a seed draws random
 operations (create, cancel, item retry, retry-failed, regenerate, order retry, kill -9 of the
-server, PostgreSQL crash-restart, Redis stop and start, gift code issue/cancel/redeem from a
+server, PostgreSQL crash-restart, Redis stop and start, bursts of 2-4 clients at once
+(model_burst.py), gift code issue/cancel/redeem from a
 reseller of the seed's own, jumps of the server's wall clock) against one account; a reference
 model (model_support.py, model_gifts.py, model_clock.py) predicts each answer and the state after it. After every operation the work
 settles, every check of tests/integration/invariants.sql runs, and the wallet, the quota, each
@@ -191,6 +192,7 @@ class ModelTest(OrderFixtures, E2ETestCase):
             started = time.monotonic()
             step = trace.begin(index, kind)
             touched, step.detail = ops.run(kind, index)
+            model = ops.model  # a burst adopts the copy whose serial order matched the answers
             model.settle()
             if index == trace.break_at:
                 self.saboteur.strike()
