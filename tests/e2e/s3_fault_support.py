@@ -145,20 +145,23 @@ class SlowProxy:
             s.close()
 
 
-def files_behind_completions(h, order_ids) -> list[str]:
+def files_behind_completions(h, order_ids=None, *, orders_query=None) -> list[str]:
     """What is reported completed without its file in the store: every completed item's result
-    and every completed order's track and subtitles must be there, at their recorded size."""
+    and every completed order's track and subtitles must be there, at their recorded size. The
+    orders are `order_ids`, or those a SELECT of ids (`orders_query`) names when they are too
+    many for one command line."""
+    scope = f"({orders_query})" if orders_query else sql_ids(order_ids)
     missing = []
     for item, path, size in h.psql_rows(
             "SELECT id, coalesce(result_path, ''), coalesce(result_size, -1) FROM order_items"
-            f" WHERE status = 'completed' AND order_id IN {sql_ids(order_ids)}"):
+            f" WHERE status = 'completed' AND order_id IN {scope}"):
         data = h.files.read(path) if path else None
         if data is None or len(data) != int(size):
             missing.append(f"item {item}: {path!r} ({size} bytes) is "
                            + ("missing" if data is None else f"{len(data)} bytes"))
     for order, path in h.psql_rows(
             "SELECT id, jsonb_array_elements_text(result_files || result_service_files) FROM orders"
-            f" WHERE status IN ('completed', 'result_delivered') AND id IN {sql_ids(order_ids)}"):
+            f" WHERE status IN ('completed', 'result_delivered') AND id IN {scope}"):
         if not h.files.exists(path):
             missing.append(f"order {order}: {path!r} is missing")
     return missing

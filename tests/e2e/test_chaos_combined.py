@@ -27,7 +27,7 @@ from chaos_support import figure, size
 from combined_support import MixedLoad, ReadyProbe, TmpfsStorage, shape_problem
 from fault_support import PrivatePostgres, PrivateRedis, server_backends, signal_backends
 from harness import E2ETestCase, Harness, poll
-from orders_support import OrderFixtures, order_statuses, wait_orders_terminal
+from orders_support import TERMINAL_ORDER_STATUSES, OrderFixtures, wait_orders_terminal
 from outage_support import recovery_seconds, settle
 from s3_fault_support import files_behind_completions
 
@@ -186,36 +186,40 @@ class CombinedFaultTests(OrderFixtures, E2ETestCase):
                          and p[3]["checks"]["redis"] != "ok"], "/readyz did not name the frozen Redis")
 
         # The storage fault: failed chunks say why, no completion without its file, and once the
-        # space is back the partial order is completed by retry-failed.
-        self.check_storage(user, load)
-        statuses = wait_orders_terminal(self.h, self.h.psql(
-            f"SELECT id FROM orders WHERE user_id IN ({user['id']}, {self.probe_user['id']})").split(), timeout=300)
+        # space is back the partial order is completed by retry-failed; then every order ends.
+        self.users = f"({user['id']}, {self.probe_user['id']})"
+        self.assertTrue(poll(lambda: set(self.statuses().values()) <= set(TERMINAL_ORDER_STATUSES)
+                             | {"partially_completed"}, timeout=300, interval=0.5), _count(self.statuses().values()))
+        self.check_storage(load)
+        self.assertTrue(poll(lambda: set(self.statuses().values()) <= set(TERMINAL_ORDER_STATUSES), timeout=300,
+                             interval=0.5), _count(self.statuses().values()))
+        self.assertEqual(files_behind_completions(self.h, orders_query=self.orders_query()), [])
         self.assertTrue(self.server.alive(), "the server died")
-        creates = {}
-        for _, s, *_ in load.results:
-            creates[s] = creates.get(s, 0) + 1
         endings = _count(tuple(r) for r in self.h.psql_rows(
-            "SELECT status, coalesce(failure_reason, '') FROM orders"
-            f" WHERE user_id IN ({user['id']}, {self.probe_user['id']})"))
-        figure("T8+T9+T10 combined", started, clients=CLIENTS, creates=creates, reads_cancels=others,
-               replayed_503=replayed, orders=len(statuses), statuses=endings,
+            f"SELECT status, coalesce(failure_reason, '') FROM orders WHERE user_id IN {self.users}"))
+        figure("T8+T9+T10 combined", started, clients=CLIENTS, creates=_count(s for _, s, *_ in load.results),
+               reads_cancels=others, replayed_503=replayed, orders=sum(endings.values()), statuses=endings,
                storage_failed_chunks=self.storage_failed, ballast_bytes=self.ballast,
                faults=" ".join(f"{n}@{b - started:.1f}+{e - b:.1f}s(201_after_{recovery_seconds(self, load, e):.2f}s)"
                                for n, b, e in faults),
                ready_again_s=f"{ready_after - back:.2f}" if ready_after else "n/a",
                first_201_after_s=f"{recovery:.2f}")
 
-    def check_storage(self, user, load):
-        users = f"({user['id']}, {self.probe_user['id']})"
+    def orders_query(self):
+        return f"SELECT id FROM orders WHERE user_id IN {self.users}"
+
+    def statuses(self):
+        return dict(self.h.psql_rows(f"SELECT id, status FROM orders WHERE user_id IN {self.users}"))
+
+    def check_storage(self, load):
         reasons = dict(self.h.psql_rows(
             "SELECT i.failure_reason, count(*) FROM order_items i JOIN orders o ON o.id = i.order_id"
-            f" WHERE o.user_id IN {users} AND i.status = 'failed' GROUP BY 1"))
+            f" WHERE o.user_id IN {self.users} AND i.status = 'failed' GROUP BY 1"))
         self.assertEqual(set(reasons) - {"storage_error", "order_cancelled"}, set(), reasons)
         self.storage_failed = int(reasons.get("storage_error", 0))
         self.assertGreater(self.storage_failed, 0, "no chunk met the full disk")
-        ids = self.h.psql(f"SELECT id FROM orders WHERE user_id IN {users}").split()
-        self.assertEqual(files_behind_completions(self.h, ids), [])
-        partial = [o for o, s in order_statuses(self.h, ids).items() if s == "partially_completed"]
+        self.assertEqual(files_behind_completions(self.h, orders_query=self.orders_query()), [])
+        partial = [o for o, s in self.statuses().items() if s == "partially_completed"]
         self.assertIn(self.probe_order, partial)
         for order in partial:
             owner = self.probe_key if order == self.probe_order else load.key
@@ -223,7 +227,6 @@ class CombinedFaultTests(OrderFixtures, E2ETestCase):
             self.assertIn(r.status, (200, 201), r)
         done = wait_orders_terminal(self.h, partial, timeout=120)
         self.assertEqual(set(done.values()), {"completed"}, done)
-        self.assertEqual(files_behind_completions(self.h, ids), [])
 
 
 def _count(values):
