@@ -7,12 +7,16 @@ ones count the window down without a gap or a repeat (X-RateLimit-Remaining L-1 
 whichever process answered), every refusal carries `retry_after` equal to its Retry-After and
 X-RateLimit-Reset, pointing at the end of that minute.
 
+Token window: a key with `tokens_per_minute` for K orders and N creates at once over both
+processes: exactly K created, the rest 429 `token_quota_exceeded` (window per_minute, the limit
+used up, Retry-After equal to retry_after), and exactly K orders' tokens billed.
+
 Concurrency slots: a plan with N slots and 50 parallel creates over both processes (no workers,
 so every created order stays active): exactly N created, the rest 429 `concurrency_limit_exceeded`
 without Retry-After, and exactly N order rows.
 
-Sizes: MEDIAGEN_CHAOS=full gives the research's (60 of 100, 5 slots of 50); unset, the CI's
-(10 of 20, 3 slots of 20)."""
+Sizes: MEDIAGEN_CHAOS=full gives the research's (60 of 100, 5 slots of 50; 20 orders' tokens of
+50 creates); unset, the CI's (10 of 20, 3 slots of 20, 5 of 15)."""
 
 import secrets
 import time
@@ -23,6 +27,8 @@ from harness import API, E2ETestCase, avoid_window_edge
 from orders_support import OrderFixtures
 
 TEXT = "A short order that takes one of the account's slots."
+TOKENS = 100
+TOKEN_TEXT = "x" * TOKENS  # one token per character (b-standard counts characters)
 INSTANCES = 2
 
 
@@ -64,7 +70,7 @@ class LimitExactnessTests(OrderFixtures, E2ETestCase):
         user, _ = self.account()
         key = self.h.create_key(user["id"], scopes="profile.read", rate_per_minute=str(limit))["key"]
         requests = [("GET", f"{API}/user", {"X-API-KEY": key}, None)] * n
-        avoid_window_edge(60, 15.0)
+        avoid_window_edge(60, 5.0)
         started, sent = time.monotonic(), time.time()
         # One connection per request, alternating over the two processes, all opened before the
         # first request goes out.
@@ -89,6 +95,39 @@ class LimitExactnessTests(OrderFixtures, E2ETestCase):
         # Still refused on both processes, by the same shared count.
         for s in self.servers:
             self.assert_rate_refusal(s.api("GET", "/user", key), limit, time.time(), time.time())
+
+    def test_t13_token_window_admits_exactly_its_tokens_over_two_processes(self):
+        orders, n = size((5, 15), (20, 50))
+        user, _ = self.account(balance=100_000_000)
+        key = self.h.create_key(user["id"], preset="full", tokens_per_minute=str(TOKENS * orders))["key"]
+        template = self.template(key, "provider_b")
+        request = ("POST", f"{API}/orders", {"X-API-KEY": key}, {"template_id": template, "input_text": TOKEN_TEXT})
+        avoid_window_edge(60, 5.0)
+        started, sent = time.monotonic(), time.time()
+        answers = burst(self.servers, n, [request] * n, timeout=60)
+        received = time.time()
+        self.assertEqual(int(sent) // 60, int(received) // 60, "the burst straddled a clock minute")
+        seen = codes(answers)
+        figure("T13 token window", started, tokens_per_minute=TOKENS * orders, creates=n, tokens_each=TOKENS,
+               processes=INSTANCES, codes=seen,
+               created_per_process=[sum(a.status == 201 and a.server == s for a in answers) for s in range(INSTANCES)])
+        self.assertEqual(seen, {201: orders, 429: n - orders})
+        for a in answers:
+            if a.status != 429:
+                continue
+            self.assertEqual({k: a.body.get(k) for k in ("success", "reason", "error_code", "window", "limit",
+                                                          "requested")},
+                             {"success": False, "reason": "token_quota_exceeded", "error_code": "token_quota_exceeded",
+                              "window": "per_minute", "limit": TOKENS * orders, "requested": TOKENS}, a)
+            self.assertEqual(a.body["used"], TOKENS * orders, a)
+            self.assertIsInstance(a.body["retry_after"], int, a)
+            self.assertIn(a.body["retry_after"], range(1, 61), a)
+            self.assertEqual(a.headers.get("retry-after"), str(a.body["retry_after"]), a)
+            self.assertIsInstance(a.body["reset_at"], str, a)
+        self.assertEqual(self.h.psql_value(f"SELECT count(*) FROM orders WHERE user_id = {user['id']}"), str(orders))
+        self.assertEqual(self.h.psql_value(
+            f"SELECT sum(tokens_from_quota + tokens_from_payg) FROM orders WHERE user_id = {user['id']}"),
+            str(TOKENS * orders))
 
     def test_t13_concurrency_slots_admit_exactly_n_active_orders_over_two_processes(self):
         slots, n = size((3, 20), (5, 50))
