@@ -19,6 +19,7 @@ order ends; the invariants hold.
 Sizes: MEDIAGEN_CHAOS=full gives the research's (8 clients for 90 s); unset, the CI's (4 clients
 for 28 s)."""
 
+import json
 import signal
 import time
 import unittest
@@ -26,7 +27,7 @@ import unittest
 from chaos_support import figure, size
 from combined_support import MixedLoad, ReadyProbe, TmpfsStorage, shape_problem
 from fault_support import PrivatePostgres, PrivateRedis, server_backends, signal_backends
-from harness import E2ETestCase, Harness, poll
+from harness import E2ETestCase, Harness, metric_sum, poll
 from orders_support import TERMINAL_ORDER_STATUSES, OrderFixtures, wait_orders_terminal
 from outage_support import recovery_seconds, settle
 from s3_fault_support import files_behind_completions
@@ -203,7 +204,9 @@ class CombinedFaultTests(OrderFixtures, E2ETestCase):
                faults=" ".join(f"{n}@{b - started:.1f}+{e - b:.1f}s(201_after_{recovery_seconds(self, load, e):.2f}s)"
                                for n, b, e in faults),
                ready_again_s=f"{ready_after - back:.2f}" if ready_after else "n/a",
-               first_201_after_s=f"{recovery:.2f}")
+               first_201_after_s=f"{recovery:.2f}",
+               contained=metric_sum(self.server.metrics(), "mediagen_contained_failures_total"),
+               log_errors=_count(_msg(line) for line in self.server.log_lines() if '"level":"error"' in line))
 
     def orders_query(self):
         return f"SELECT id FROM orders WHERE user_id IN {self.users}"
@@ -227,6 +230,13 @@ class CombinedFaultTests(OrderFixtures, E2ETestCase):
             self.assertIn(r.status, (200, 201), r)
         done = wait_orders_terminal(self.h, partial, timeout=120)
         self.assertEqual(set(done.values()), {"completed"}, done)
+
+
+def _msg(line):
+    try:
+        return json.loads(line).get("msg")
+    except ValueError:
+        return line[:80]
 
 
 def _count(values):
