@@ -11,6 +11,7 @@ import time
 from model_burst import BurstOps
 from model_clock import ClockOps
 from model_gifts import GiftOps
+from model_hooks import HookOps
 from model_support import BANNED, FINISHED, MARKER
 from orders_support import ledger_snapshot
 
@@ -23,7 +24,7 @@ PARAGRAPH = {"generation_mode": "paragraph"}
 REPLAY_SECONDS = 30.0
 
 
-class Operations(GiftOps, ClockOps, BurstOps):
+class Operations(GiftOps, ClockOps, BurstOps, HookOps):
     def __init__(self, test, rng, model, key, user_id, seed):
         self.t = test
         self.rng = rng
@@ -96,7 +97,8 @@ class Operations(GiftOps, ClockOps, BurstOps):
             time.sleep(0.1)
 
     def order_body(self, paragraphs):
-        return {"template_id": self.template, "input_text": "\n\n".join(paragraphs), "config_override": PARAGRAPH}
+        return {"template_id": self.template, "input_text": "\n\n".join(paragraphs), "config_override": PARAGRAPH,
+                "webhook": self.hook_url()}
 
     def idempotency(self, index):
         return f"model-{self.seed}-{index}-{time.time_ns()}"

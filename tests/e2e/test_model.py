@@ -26,6 +26,7 @@ from fault_support import PrivatePostgres, PrivateRedis
 from harness import E2ETestCase, Harness
 from model_clock import ServerClock
 from model_db import PsqlSession, combined_invariants
+from model_hooks import receiver_env, start_receiver
 from model_ops import Operations
 from model_support import BANNED, MARKER, AccountModel
 from model_trace import BROKEN_BY_SABOTAGE, Saboteur, Trace, break_index
@@ -67,7 +68,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
             cls.h.use_cluster(cls.pg.admin_url)
             cls.h.redis_url = cls.redis.url
             cls.clock = ServerClock()
-            cls.server_env = {**cls.server_env, **cls.clock.env()}
+            cls.receiver = start_receiver(cls.clock.env())
+            cls.server_env = {**cls.server_env, **cls.clock.env(), **receiver_env(cls.receiver)}
             cls.h.setup()
             cls.seed()
             cls.price = int(cls.h.psql_value(
@@ -98,6 +100,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
             cls.pg.remove()
             if getattr(cls, "clock", None):
                 cls.clock.remove()
+            if getattr(cls, "receiver", None):
+                cls.receiver.stop()
 
     # -- processes
 
@@ -198,6 +202,10 @@ class ModelTest(OrderFixtures, E2ETestCase):
                 self.saboteur.strike()
             self.check(ops, model, user["id"], touched)
             step.seconds = time.monotonic() - started
+        started = time.monotonic()
+        step = trace.begin(trace.ops, "webhooks")
+        ops.check_webhooks()
+        step.seconds = time.monotonic() - started
 
     # -- after every operation
 
