@@ -10,21 +10,22 @@ import time
 
 from model_burst import BurstOps
 from model_clock import ClockOps
+from model_clones import CloneOps
 from model_gifts import GiftOps
 from model_hooks import HookOps
 from model_support import BANNED, FINISHED, MARKER
 from orders_support import ledger_snapshot
 
-WEIGHTS = {"create": 4, "burst": 2, "cancel": 3, "retry_item": 6, "retry_failed": 3, "regenerate": 4,
+WEIGHTS = {"create": 4, "burst": 2, "cancel": 3, "retry_item": 5, "retry_failed": 3, "regenerate": 4,
            "retry_order": 2, "kill9": 1, "pg_restart": 1, "redis_outage": 1, "cancel_created": 0.5,
-           "gift_issue": 1.5, "gift_cancel": 1, "gift_redeem": 1, "clock_jump": 1}
+           "gift_issue": 1.5, "gift_cancel": 1, "gift_redeem": 1, "clock_jump": 1, "clone": 1}
 WORDS = ("river", "garden", "lantern", "harbour", "meadow", "violin", "compass", "orchard", "quarry", "signal",
          "amber", "willow", "copper", "thistle", "beacon", "saddle")
 PARAGRAPH = {"generation_mode": "paragraph"}
 REPLAY_SECONDS = 30.0
 
 
-class Operations(GiftOps, ClockOps, BurstOps, HookOps):
+class Operations(GiftOps, ClockOps, BurstOps, HookOps, CloneOps):
     def __init__(self, test, rng, model, key, user_id, seed):
         self.t = test
         self.rng = rng
@@ -63,11 +64,11 @@ class Operations(GiftOps, ClockOps, BurstOps, HookOps):
 
     # -- the wire
 
-    def send(self, method, path, body=None, idempotency=None, key=None):
+    def send(self, method, path, body=None, idempotency=None, key=None, headers=None):
         """The answer to a request. A spec-shaped 503 (store outage) is sent again until another
         answer comes: the same Idempotency-Key replays a write; without one, the request is sent
         again only when nothing changed, and None means the write happened behind the 503."""
-        headers = {"Idempotency-Key": idempotency} if idempotency else None
+        headers = {**(headers or {}), **({"Idempotency-Key": idempotency} if idempotency else {})} or None
         before = None if idempotency else ledger_snapshot(self.t.db)
         deadline = time.monotonic() + REPLAY_SECONDS
         while True:

@@ -2,11 +2,12 @@
 operations (create, cancel, item retry, retry-failed, regenerate, order retry, kill -9 of the
 server, PostgreSQL crash-restart, Redis stop and start, bursts of 2-4 clients at once
 (model_burst.py), gift code issue/cancel/redeem from a
-reseller of the seed's own, jumps of the server's wall clock) against one account; a reference
+reseller of the seed's own, jumps of the server's wall clock, voice clone uploads and archives)
+against one account, whose orders name a webhook (model_hooks.py); a reference
 model (model_support.py, model_gifts.py, model_clock.py) predicts each answer and the state after it. After every operation the work
 settles, every check of tests/integration/invariants.sql runs, and the wallet, the quota, each
-order's status and each record's status, the reseller balance and each code's status must equal
-the model's.
+order's status and each record's status, the reseller balance, each code's and each clone's
+status must equal the model's; at the end of a seed each order's last webhook must have arrived.
 
 The class owns its PostgreSQL cluster and Redis (it crashes them; other modules share theirs).
 Sizes: MEDIAGEN_MODEL_SEEDS (20), MEDIAGEN_MODEL_OPS (40), MEDIAGEN_MODEL_FIRST_SEED (1);
@@ -187,6 +188,7 @@ class ModelTest(OrderFixtures, E2ETestCase):
         if quota:
             self.set_quota(user["id"], quota)
         model = AccountModel(balance, quota, self.price)
+        model.subscribed = quota > 0  # set_quota subscribes the account to a plan
         ops = Operations(self, rng, model, key, user["id"], seed)
         ops.trace = trace
         ops.make_template()
@@ -210,10 +212,10 @@ class ModelTest(OrderFixtures, E2ETestCase):
     # -- after every operation
 
     def check(self, ops, model, user_id, touched):
-        expected = {**self.expected_view(model), **ops.gift_view()}
+        expected = {**self.expected_view(model), **ops.gift_view(), **ops.clone_view()}
         deadline = time.monotonic() + SETTLE_SECONDS
         while True:
-            actual, quiet = self.actual_view(user_id, ops.reseller_id)
+            actual, quiet = self.actual_view(user_id, ops.reseller_id, ops.clones is not None)
             if quiet and actual == expected:
                 break
             if time.monotonic() >= deadline:
@@ -228,7 +230,7 @@ class ModelTest(OrderFixtures, E2ETestCase):
         items = {(o.id, r.index, r.kind, r.attempt): r.status for o in model.orders for r in o.records()}
         return {"wallet": model.wallet, "quota": model.quota, "orders": model.order_view(), "items": items}
 
-    def actual_view(self, user_id, reseller_id):
+    def actual_view(self, user_id, reseller_id, clones):
         rows = self.db.rows(
             "SELECT 'a',"
             " coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'wallet' AND user_id = u.id), 0)::text,"
@@ -245,8 +247,12 @@ class ModelTest(OrderFixtures, E2ETestCase):
             + ("" if reseller_id is None else
                " UNION ALL SELECT 'r', coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'reseller'"
                f"  AND user_id = {int(reseller_id)}), 0)::text, '', '', '', ''"
-               f" UNION ALL SELECT 'g', id::text, status, '', '', '' FROM gift_codes WHERE reseller_id = {int(reseller_id)}"))
+               f" UNION ALL SELECT 'g', id::text, status, '', '', '' FROM gift_codes WHERE reseller_id = {int(reseller_id)}")
+            + (f" UNION ALL SELECT 'c', id::text, status, '', '', '' FROM voice_clones WHERE user_id = {int(user_id)}"
+               if clones else ""))
         view = {"orders": {}, "items": {}}
+        if clones:
+            view["clones"] = {}
         if reseller_id is not None:
             view["codes"] = {}
         quiet = False
@@ -260,9 +266,11 @@ class ModelTest(OrderFixtures, E2ETestCase):
                 view["reseller"] = int(row[1])
             elif row[0] == "g":
                 view["codes"][row[1]] = row[2]
+            elif row[0] == "c":
+                view["clones"][row[1]] = row[2]
             else:
                 view["items"][(row[1], int(row[2]), row[3], int(row[4]))] = row[5]
-        return view, quiet
+        return view, quiet and not any(s in ("pending", "processing") for s in view.get("clones", {}).values())
 
     def assertInvariantsAtOnce(self):
         counts = self.db.rows(self.invariants_sql)
