@@ -7,8 +7,9 @@
 # takes about TOTAL/2 of wall time whatever the number of targets. Without TARGET, every target
 # of tests/fuzz/CMakeLists.txt runs.
 #
-#   --keep      merge the inputs that found new coverage into tests/fuzz/corpus/<target>/
-#               (libFuzzer -merge=1 on edges: only inputs that reach new code, named by SHA-1)
+#   --merge     fold the inputs that found new coverage into tests/fuzz/corpus/<target>/, to be
+#               committed (libFuzzer -merge=1 on edges: only inputs that reach new code, named
+#               by SHA-1); --keep is the older name of the same option
 #   --seed N    the first target's libFuzzer -seed (the next ones N+1, ...); default: changes
 #               every run. Each summary line prints its seed.
 #
@@ -20,7 +21,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$root/scripts/lib/install.sh"
 
 usage() {
-  echo "usage: tests/fuzz/run.sh [--keep] [--seed N] (SECONDS | --budget TOTAL) [TARGET...]" >&2
+  echo "usage: tests/fuzz/run.sh [--merge] [--seed N] (SECONDS | --budget TOTAL) [TARGET...]" >&2
   exit 2
 }
 is_count() { [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]; }
@@ -28,7 +29,7 @@ is_count() { [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]; }
 keep=0 seconds="" budget="" seed=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --keep) keep=1 ;;
+    --merge|--keep) keep=1 ;;
     --seed) [ $# -ge 2 ] && [[ "$2" =~ ^[0-9]+$ ]] || usage; seed="$2"; shift ;;
     --budget) [ $# -ge 2 ] && is_count "$2" || usage; budget="$2"; shift ;;
     -*) usage ;;
