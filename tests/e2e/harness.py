@@ -14,7 +14,9 @@ When one of them is missing the tests fail (they are never skipped).
 Optional: MEDIAGEN_E2E_LOG_TAIL (lines of server log printed on failure, default 200);
 MEDIAGEN_E2E_STORAGE=s3 puts each class's object store in a bucket of its own on the test S3
 server (s3_support.py; then MEDIAGEN_TEST_S3_* are required). Tests reach stored files through
-`Harness.files`, whatever the store.
+`Harness.files`, whatever the store. MEDIAGEN_E2E_TIME_FACTOR (default 1) stretches the harness's
+waits for a slower build (TIME_FACTOR below). A ThreadSanitizer report in a server's or a
+command's stderr fails the test (sanitizer_reports).
 """
 
 from __future__ import annotations
@@ -73,6 +75,10 @@ MSG_431 = "Request header fields are too large."
 MSG_503 = "Service temporarily unavailable."
 
 REQUIRED_ENV = ("MEDIAGEN_BIN", "MEDIAGEN_TEST_PG_ADMIN_URL", "MEDIAGEN_TEST_REDIS_URL")
+# How many times slower than the ASan build the binary under test computes (scripts/test
+# --tsan-e2e: 3). It stretches the harness's own allowances, a CLI command's run and a server's
+# exit after SIGTERM (which waits for a voice being described), not what a test asserts.
+TIME_FACTOR = float(os.environ.get("MEDIAGEN_E2E_TIME_FACTOR", "1"))
 
 
 class HarnessConfigError(AssertionError):
@@ -368,6 +374,22 @@ def redis_delete_prefix(url: str, prefix: str):
 # --------------------------------------------------------------------------- server process
 
 
+def sanitizer_reports(name: str, lines: list[str]) -> list[str]:
+    """Each ThreadSanitizer report in a process's stderr lines, from its WARNING line to its SUMMARY."""
+    reports, current = [], None
+    for line in lines:
+        if current is None and "WARNING: ThreadSanitizer:" in line:
+            current = [line]
+        elif current is not None:
+            current.append(line)
+        if current is not None and line.startswith("SUMMARY: ThreadSanitizer:"):
+            reports.append(current)
+            current = None
+    if current is not None:  # cut short: the process died inside its report
+        reports.append(current)
+    return [f"{name}: ThreadSanitizer report\n" + "\n".join(r) for r in reports]
+
+
 class Server:
     """One running `mediagen serve` process."""
 
@@ -472,6 +494,7 @@ class Server:
         """SIGTERM and wait. Returns the exit code; kills and raises if it does not exit."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
+        timeout *= TIME_FACTOR
         code = self.wait_exit(timeout)
         if code is None:
             self.proc.kill()
@@ -522,6 +545,15 @@ class Server:
         if r.status != 200:
             raise AssertionError(f"/metrics answered {r!r}")
         return parse_metrics(r.raw.decode("utf-8"))
+
+    def race_reports(self) -> list[str]:
+        """The ThreadSanitizer reports in this process's stderr (a build with MEDIAGEN_SANITIZE=thread,
+        scripts/test --tsan-e2e). Whether the test stopped, killed or lost the server, a report fails
+        its suite: halt_on_error ends the server at the first race, which a test that expects the
+        server to die, or never asks it again, would otherwise take for its own doing."""
+        if self.proc.poll() is not None:
+            self._eof.wait(5)
+        return sanitizer_reports(self.name, self.log_lines())
 
     def standing_rule_breaks(self) -> list[str]:
         """What a live server's counters say it must never have done, whatever the test did: a
@@ -657,8 +689,14 @@ class Harness:
     # -- CLI
 
     def run_cli(self, *args, extra_env=None, timeout: float = 60.0) -> subprocess.CompletedProcess:
-        return subprocess.run([self.bin, *[str(a) for a in args]], env=self.env(extra_env),
-                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        p = subprocess.run([self.bin, *[str(a) for a in args]], env=self.env(extra_env),
+                           capture_output=True, text=True, timeout=timeout * TIME_FACTOR,
+                           stdin=subprocess.DEVNULL)
+        # A command expected to fail would take a race's exit for the failure it waits for.
+        races = sanitizer_reports(f"`mediagen {' '.join(map(str, args))}`", p.stderr.splitlines())
+        if races:
+            raise AssertionError("\n".join(races))
+        return p
 
     def cli(self, *args, extra_env=None):
         """Run a CLI command that must succeed; returns its parsed JSON stdout."""
@@ -753,6 +791,7 @@ class Harness:
                         problems.append(f"{s.name}: exit code {code} after SIGTERM (expected 0)\n{s.log_tail()}")
                 except AssertionError as e:
                     problems.append(str(e))
+            problems.extend(s.race_reports())
             for f in (s.proc.stdout, s.proc.stderr):
                 try:
                     f.close()
