@@ -77,7 +77,8 @@ class ClockOps:
         clock = self.t.clock
         if self.expiring_key is None:
             self.key_expires = int(clock.now()) + KEY_LIFETIME_MINUTES * 60
-            self.expiring_key = self.t.h.create_key(self.user_id, preset="full", expires_at=iso(self.key_expires))["key"]
+            made = self.t.h.create_key(self.user_id, preset="full", expires_at=iso(self.key_expires))
+            self.expiring_key = made["key"]
         minutes = self.rng.choice(JUMP_MINUTES)
         clock.jump(minutes * 60)
         expired = clock.now() >= self.key_expires

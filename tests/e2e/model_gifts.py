@@ -109,7 +109,8 @@ class GiftOps:
         if code is not None:
             data = r.body["data"]
             code.uuid, code.code = data["uuid"], data["code"]
-            self.t.assertEqual((data["status"], data["cost"], data["nominal"]), ("active", str(code.cost), str(nominal)))
+            self.t.assertEqual((data["status"], data["cost"], data["nominal"]),
+                               ("active", str(code.cost), str(nominal)), "gift code issue")
             # The code's created_at is the server's clock: it moved with every jump.
             self.t.assertTrue(int(before) - 1 <= epoch_of(data["created_at"]) <= after + 1,
                               f"created_at {data['created_at']} outside {iso(before)}..{iso(after)}")

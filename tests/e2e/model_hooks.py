@@ -1,9 +1,9 @@
 """Webhooks in the seeded model test (openapi "Webhooks"): every order a seed makes names a webhook
-on a real receiver (webhook_support.py), and once the seed's operations are done, kill -9s,
-PostgreSQL crash-restarts and Redis outages included, each order's newest order.updated delivery
-must carry the status the model has for it, signed with the account's secret (the Standard
-Webhooks scheme; its timestamp the server's jumped clock at arrival), with one message id per event: the outbox neither loses nor doubles
-an order's last word."""
+on a real receiver (webhook_support.py). Once the seed's operations are done, kill -9s, PostgreSQL
+crash-restarts and Redis outages included, each order's newest order.updated delivery must carry
+the status the model has for it, signed with the account's secret (the Standard Webhooks scheme,
+its timestamp the server's jumped clock at arrival), with one message id per event: the outbox
+neither loses nor doubles an order's last word."""
 
 import base64
 import hashlib

@@ -7,6 +7,8 @@ import os
 import traceback
 from dataclasses import dataclass, field
 
+from chaos_support import FULL
+
 # What the saboteur does: one balance moved by hand, without its ledger entry (invariant I3).
 SABOTAGE = "UPDATE ledger_accounts SET balance = balance + {delta} WHERE kind = 'funding'"
 BROKEN_BY_SABOTAGE = "I3 every account balance equals the sum of its entries"
@@ -49,7 +51,8 @@ class Trace:
 
     def replay_command(self):
         broken = f" MEDIAGEN_MODEL_BREAK={self.break_at}" if self.break_at is not None else ""
-        return (f"cd tests/e2e && MEDIAGEN_MODEL_SEED={self.seed} MEDIAGEN_MODEL_OPS={self.ops}{broken}"
+        full = " MEDIAGEN_CHAOS=full" if FULL else ""  # the full size draws some operations more often
+        return (f"cd tests/e2e && MEDIAGEN_MODEL_SEED={self.seed} MEDIAGEN_MODEL_OPS={self.ops}{broken}{full}"
                 " python3 -m unittest -v test_model")
 
     def report(self, error):

@@ -1,13 +1,13 @@
-"""Seeded model test (spec 1 billing, 2.3, 2.4, 2.7, 3.1, 3.2, 3.4, 4.2, 7.1): a seed draws random
-operations (create, cancel, item retry, retry-failed, regenerate, order retry, kill -9 of the
-server, PostgreSQL crash-restart, Redis stop and start, bursts of 2-4 clients at once
-(model_burst.py), gift code issue/cancel/redeem from a
-reseller of the seed's own, jumps of the server's wall clock, voice clone uploads and archives)
-against one account, whose orders name a webhook (model_hooks.py); a reference
-model (model_support.py, model_gifts.py, model_clock.py) predicts each answer and the state after it. After every operation the work
-settles, every check of tests/integration/invariants.sql runs, and the wallet, the quota, each
-order's status and each record's status, the reseller balance, each code's and each clone's
-status must equal the model's; at the end of a seed each order's last webhook must have arrived.
+"""Seeded model test (spec 1 billing, 2.3, 2.4, 2.6, 2.7, 3.1-3.4, 4.2, 4.5, 7.1): a seed draws
+random operations (create, cancel, item retry, retry-failed, regenerate, order retry, kill -9 of
+the server, PostgreSQL crash-restart, Redis stop and start, bursts of 2-4 clients at once, gift
+code issue/cancel/redeem from a reseller of the seed's own, jumps of the server's wall clock,
+voice clone uploads and archives) against one account whose orders name a webhook. A reference
+model (model_support.py; model_burst, model_gifts, model_clock, model_clones, model_hooks.py)
+predicts each answer and the state after it. After every operation the work settles, every check
+of tests/integration/invariants.sql runs, and the wallet, the quota, each order's and record's
+status, the reseller balance, each code's and each clone's status must equal the model's; at the
+end of a seed each order's last webhook must have arrived.
 
 The class owns its PostgreSQL cluster and Redis (it crashes them; other modules share theirs).
 Sizes: MEDIAGEN_MODEL_SEEDS (20), MEDIAGEN_MODEL_OPS (40), MEDIAGEN_MODEL_FIRST_SEED (1);
@@ -247,7 +247,8 @@ class ModelTest(OrderFixtures, E2ETestCase):
             + ("" if reseller_id is None else
                " UNION ALL SELECT 'r', coalesce((SELECT balance FROM ledger_accounts WHERE kind = 'reseller'"
                f"  AND user_id = {int(reseller_id)}), 0)::text, '', '', '', ''"
-               f" UNION ALL SELECT 'g', id::text, status, '', '', '' FROM gift_codes WHERE reseller_id = {int(reseller_id)}")
+               " UNION ALL SELECT 'g', id::text, status, '', '', '' FROM gift_codes"
+               f" WHERE reseller_id = {int(reseller_id)}")
             + (f" UNION ALL SELECT 'c', id::text, status, '', '', '' FROM voice_clones WHERE user_id = {int(user_id)}"
                if clones else ""))
         view = {"orders": {}, "items": {}}
