@@ -99,6 +99,8 @@ constexpr std::array kCatalogue = std::to_array<Entry>({
      "Запрошенный диапазон выходит за пределы файла."},
     {"errors.rate_limit_exceeded", "Too many requests for this API key.",
      "Слишком много запросов для этого API-ключа."},
+    {"errors.request_timeout", "The request body did not arrive in time and was dropped; send the request again.",
+     "Тело запроса не пришло вовремя и отброшено; отправьте запрос снова."},
     {"errors.retry_config_outdated", "The order settings no longer pass the service schema; create a new order.",
      "Настройки заказа больше не проходят схему сервиса; создайте новый заказ."},
     {"errors.service_maintenance", "Work intake is paused for maintenance; retry later.",

@@ -14,7 +14,8 @@ asio::awaitable<BodyStatus> SessionExchange::read_body(std::size_t limit) {
   if (auto started = co_await begin_body(limit, deadline_); started != BodyStatus::ok) co_return started;
   const beast::error_code ec = co_await conn_.read_body(buffer_, parser_, deadline_, true);
   if (ec == bhttp::error::body_limit) co_return BodyStatus::too_large;
-  if (ec) co_return BodyStatus::failed;
+  // A body that stopped coming is the client's pace, not malformed bytes: 408, not 400.
+  if (ec) co_return Clock::now() >= deadline_ ? BodyStatus::timed_out : BodyStatus::failed;
   co_return BodyStatus::ok;
 }
 

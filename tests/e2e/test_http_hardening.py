@@ -9,6 +9,7 @@ IDLE = 1
 READ = 2
 # an error response that ends the connection must be followed by the close well before IDLE
 CLOSE_WAIT = 0.8
+MSG_408 = "The request body did not arrive in time and was dropped; send the request again."
 
 
 class HttpHardeningTests(E2ETestCase):
@@ -298,6 +299,21 @@ class HttpHardeningTests(E2ETestCase):
                 # a route that takes no body may refuse it at once; otherwise only a timeout answer fits
                 self.assertTrue(c.buf.startswith(b"HTTP/1.1 408") or c.buf.startswith(b"HTTP/1.1 413"),
                                 c.buf[:100])
+
+    def test_stalled_json_body_is_408(self):
+        # A JSON route whose body stops coming: the read timeout answers 408 in the plain envelope and
+        # closes, never 400 (the bytes that came were not malformed, there were just too few).
+        for sent in (b"", b'{"template_id": '):
+            with self.server.raw() as c:
+                head = self.req("POST", "/api/orders", f"X-API-KEY: {self.key['key']}",
+                                "Content-Type: application/json", "Content-Length: 100")
+                self.assertTrue(c.send(head + sent))
+                r = c.read_response(timeout=READ + 3)
+                self.assertIsNotNone(r, "no answer to a stalled body")
+                self.assertEqual(r.status, 408, r)
+                self.assertEqual(r.json(), {"success": False, "message": MSG_408}, r)
+                self.assertIsNotNone(c.wait_closed(CLOSE_WAIT), "connection left open after the 408")
+        self.assertServerAlive()
 
     def test_many_idle_connections_do_not_block(self):
         conns = [self.server.raw() for _ in range(100)]

@@ -27,6 +27,14 @@ ApiError upload_too_slow() {
   return e;
 }
 
+// 408 for a body that did not arrive within the read timeout, the connection closed like the
+// upload's: what did arrive is not a request the server can answer.
+ApiError body_too_slow() {
+  ApiError e = upload_too_slow();
+  e.message = Message{"errors.request_timeout"};
+  return e;
+}
+
 // The parts of an upload, read as they arrive: a limit the parser meets stops the reading there,
 // and so do the budget and the pace.
 awaitable<Result<void>> read_form(RequestContext& ctx, Exchange& exchange, std::string boundary, BodyTarget& target,
@@ -90,6 +98,7 @@ awaitable<Result<void>> read_body(RequestContext& ctx, Exchange& exchange, BodyT
   const std::size_t limit = route.multipart_body && route.json_body_limit ? route.json_body_limit : route.body_limit;
   auto status = co_await exchange.read_body(limit);
   if (status == BodyStatus::too_large) co_return ApiError::payload_too_large();
+  if (status == BodyStatus::timed_out) co_return body_too_slow();
   if (status == BodyStatus::failed) co_return ApiError::bad_request();
   if (!route.json_body) co_return Result<void>{};
   auto parsed = parse_json_body(ctx.request.body(), ctx.request.header("Content-Type"));
