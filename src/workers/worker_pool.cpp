@@ -178,13 +178,27 @@ orders::Settled settle(State& s, orders::WorkQueue& queue, const orders::Claimed
 }
 
 void run_stitch(State& s, Stitcher& stitcher, orders::WorkQueue& queue, const orders::StitchJob& job) {
-  try {
-    std::vector<orders::OrderChange> changes;
-    stitcher.stitch(queue, job, &changes);
-    s.publish(changes);
-  } catch (...) {
-    // The stitch lease runs out and the sweeper hands the stitch out again (counted as an attempt).
-    report_contained(&s.counters, Boundary::job, std::current_exception(), {{"order_id", job.order_id}});
+  // A database outage is expected weather, not a failure of this stitch: it is tried again
+  // within its lease (as a chunk's settling is), so a restart does not use up one of the
+  // order's few stitch attempts. The stitch is idempotent under its lease token.
+  const auto lease_end = steady_clock::now() + s.options.stitch_lease;
+  while (true) {
+    try {
+      std::vector<orders::OrderChange> changes;
+      stitcher.stitch(queue, job, &changes);
+      s.publish(changes);
+      return;
+    } catch (const db::Unavailable& e) {
+      if (steady_clock::now() + std::chrono::seconds(1) >= lease_end || s.is_stopping()) {
+        log::warn("stitch left to the sweeper: database unavailable", {{"order_id", job.order_id}, {"error", e.what()}});
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    } catch (...) {
+      // The stitch lease runs out and the sweeper hands the stitch out again (counted as an attempt).
+      report_contained(&s.counters, Boundary::job, std::current_exception(), {{"order_id", job.order_id}});
+      return;
+    }
   }
 }
 
