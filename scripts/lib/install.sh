@@ -28,15 +28,15 @@ _programs_build=(cmake:cmake ninja:ninja-build ccache:ccache python3:python3 cur
 # the documentation test renders /docs in headless Chromium; the metrics test runs promtool; the
 # README's quick start runs curl and jq; docker/build-rootfs runs mmdebstrap and strip, the image
 # test boots its tarball with unshare, mount and chroot; tests/docker/lint.sh checks the compose
-# file with docker-compose; the model test jumps the server's wall clock with faketime, the
-# slow-client drill runs slowhttptest, scripts/soak plots its figures with gnuplot).
+# file with docker-compose; the model test jumps the server's wall clock with faketime;
+# scripts/soak plots its figures with gnuplot).
 _programs_test=(mpg123:mpg123 node:nodejs npm:npm npx:npm bash:bash clang++:clang llvm-symbolizer:llvm
   ffmpeg:ffmpeg ffprobe:ffmpeg espeak-ng:espeak-ng lame:lame pg_dump:postgresql-client
   swift-proxy-server:swift-proxy swift-account-server:swift-account
   swift-container-server:swift-container swift-object-server:swift-object memcached:memcached
   chromium:chromium promtool:prometheus jq:jq
   mmdebstrap:mmdebstrap strip:binutils unshare:util-linux mount:mount chroot:coreutils tar:tar
-  docker-compose:docker-compose faketime:faketime slowhttptest:slowhttptest gnuplot:gnuplot-nox)
+  docker-compose:docker-compose faketime:faketime gnuplot:gnuplot-nox)
 # The programs the benchmarks run. The tests run every bench in its smoke mode (tests/bench/smoke.sh),
 # so the test use installs them too. /usr/bin/time is the orders bench's.
 _programs_bench=(nginx:nginx wrk:wrk espeak-ng:espeak-ng lame:lame fluidsynth:fluidsynth pgbench:postgresql

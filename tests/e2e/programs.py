@@ -33,7 +33,6 @@ PROGRAMS = {
     "ffprobe": "reads what the compatible surfaces answer: sample rate, bitrate and codec of the audio",
     "faketime": "moves the server's wall clock while it runs (libfaketime), for the model test's clock jumps",
     "gnuplot": "draws scripts/soak's figures (tests/soak)",
-    "slowhttptest": "holds slow-header and slow-body connections open by the thousand (the slow-client drill)",
 }
 
 
