@@ -35,7 +35,7 @@ _programs_test=(mpg123:mpg123 node:nodejs npm:npm npx:npm bash:bash clang++:clan
   swift-proxy-server:swift-proxy swift-account-server:swift-account
   swift-container-server:swift-container swift-object-server:swift-object memcached:memcached
   chromium:chromium promtool:prometheus jq:jq
-  mmdebstrap:mmdebstrap strip:binutils unshare:util-linux mount:mount chroot:coreutils tar:tar
+  mmdebstrap:mmdebstrap strip:binutils unshare:util-linux mount:mount umount:mount chroot:coreutils tar:tar
   docker-compose:docker-compose faketime:faketime gnuplot:gnuplot-nox)
 # The programs the benchmarks run. The tests run every bench in its smoke mode (tests/bench/smoke.sh),
 # so the test use installs them too. /usr/bin/time is the orders bench's.

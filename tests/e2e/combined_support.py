@@ -11,6 +11,7 @@ import threading
 import time
 
 from outage_support import PATIENCE, Load
+from programs import program
 
 MiB = 1 << 20
 
@@ -26,7 +27,7 @@ class TmpfsStorage:
         self.mounted = False
 
     def mount(self):
-        p = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.size_mb}m,mode=0755", "tmpfs", self.path],
+        p = subprocess.run([program("mount"), "-t", "tmpfs", "-o", f"size={self.size_mb}m,mode=0755", "tmpfs", self.path],
                            capture_output=True, text=True, timeout=30)
         if p.returncode != 0:
             raise AssertionError(f"the drill mounts a tmpfs for the storage (as root): {p.stderr.strip()}")
@@ -62,7 +63,7 @@ class TmpfsStorage:
 
     def unmount(self):
         if self.mounted:
-            subprocess.run(["umount", "-l", self.path], capture_output=True, timeout=30)
+            subprocess.run([program("umount"), "-l", self.path], capture_output=True, timeout=30)
             self.mounted = False
 
 
