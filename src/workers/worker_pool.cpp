@@ -178,20 +178,17 @@ orders::Settled settle(State& s, orders::WorkQueue& queue, const orders::Claimed
 }
 
 void run_stitch(State& s, Stitcher& stitcher, orders::WorkQueue& queue, const orders::StitchJob& job) {
-  // A database outage is expected weather, not a failure of this stitch: it is tried again
-  // within its lease (as a chunk's settling is), so a restart does not use up one of the
-  // order's few stitch attempts. The stitch is idempotent under its lease token.
-  const auto lease_end = steady_clock::now() + s.options.stitch_lease;
+  // A database outage is tried again within the lease (as a chunk's settling is), so a restart
+  // spends none of the order's few stitch attempts; the stitch is idempotent under its token.
+  const auto lease_end = steady_clock::now() + s.options.stitch_lease - std::chrono::seconds(1);
   while (true) {
     try {
       std::vector<orders::OrderChange> changes;
       stitcher.stitch(queue, job, &changes);
-      s.publish(changes);
-      return;
+      return s.publish(changes);
     } catch (const db::Unavailable& e) {
-      if (steady_clock::now() + std::chrono::seconds(1) >= lease_end || s.is_stopping()) {
-        log::warn("stitch left to the sweeper: database unavailable", {{"order_id", job.order_id}, {"error", e.what()}});
-        return;
+      if (steady_clock::now() >= lease_end || s.is_stopping()) {
+        return log::warn("stitch left to the sweeper", {{"order_id", job.order_id}, {"error", e.what()}});
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     } catch (...) {
@@ -208,8 +205,7 @@ void process(State& s, db::Db& db, orders::WorkQueue& queue, Stitcher& stitcher,
   if (c.task_type == TaskType::voice_search) index = s.voice_index.current(db);
   orders::ChunkNeighbours around;
   if (c.task_type == TaskType::tts && detail::takes_neighbours(c.engine_request_json)) {
-    // Read before the heartbeat shares the connection. Continuity is a nicety: a failed read
-    // leaves the chunk without it rather than failing the chunk.
+    // Continuity is a nicety: a failed read leaves the chunk without it rather than failing it.
     try {
       around = queue.neighbours(c.order_id, c.chunk_index);
     } catch (const std::exception& e) {
@@ -396,11 +392,8 @@ std::uint64_t WorkerPool::settled_chunks() const { return state_->settled.load(s
 WorkerStats WorkerPool::stats() const {
   std::lock_guard lock(state_->mutex);
   const detail::PoolState& s = *state_;
-  return {.threads = s.stopping ? 0 : s.worker_threads,
-          .busy = s.in_flight.size(),
-          .pending = s.pending,
-          .completed = s.completed,
-          .failed = s.failed};
+  return {.threads = s.stopping ? 0 : s.worker_threads, .busy = s.in_flight.size(), .pending = s.pending,
+          .completed = s.completed, .failed = s.failed};
 }
 
 }  // namespace mediagen::workers
