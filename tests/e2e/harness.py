@@ -76,8 +76,9 @@ MSG_503 = "Service temporarily unavailable."
 
 REQUIRED_ENV = ("MEDIAGEN_BIN", "MEDIAGEN_TEST_PG_ADMIN_URL", "MEDIAGEN_TEST_REDIS_URL")
 # How many times slower than the ASan build the binary under test computes (scripts/test
-# --tsan-e2e: 3). It stretches the harness's own allowances, a CLI command's run and a server's
-# exit after SIGTERM (which waits for a voice being described), not what a test asserts.
+# --tsan-e2e: 3). It stretches the allowances for work to end, not what a test asserts: a CLI
+# command's run, a server's exit after SIGTERM (which waits for a voice being described) and the
+# model test's settle time.
 TIME_FACTOR = float(os.environ.get("MEDIAGEN_E2E_TIME_FACTOR", "1"))
 
 
