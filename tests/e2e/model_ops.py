@@ -21,7 +21,7 @@ from orders_support import ledger_snapshot
 WEIGHTS = {"create": 4, "burst": 2, "cancel": 3, "retry_item": 5, "retry_failed": 3, "regenerate": 4,
            "retry_order": 2, "kill9": 1, "pg_restart": 1, "redis_outage": 1, "cancel_created": 0.5,
            # A redeem and a seed's first gift operation run CLI commands (about 0.5 s each): rarer.
-           "gift_issue": 1.2, "gift_cancel": 0.8, "gift_redeem": 0.6, "clock_jump": 0.8,
+           "gift_issue": 1.0, "gift_cancel": 0.6, "gift_redeem": 0.5, "clock_jump": 0.8,
            # A clone keeps the ASan server busy 10 to 20 s: at full size only (scripts/chaos).
            "clone": size(0, 0.3)}
 WORDS = ("river", "garden", "lantern", "harbour", "meadow", "violin", "compass", "orchard", "quarry", "signal",
