@@ -182,6 +182,12 @@ def pipelined_statuses(port, requests, batch=500):
     return statuses
 
 
+def deliverer_looks(started):
+    """Statements the server sends on its own since `started`: the webhook deliverer looks for due
+    messages (two statements) once a minute even when nothing waits, in case a NOTIFY was lost."""
+    return 2 * (int((time.monotonic() - started) // 60) + 1)
+
+
 class KeyFloodTests(E2ETestCase):
     """Random keys cost the database nothing (wrong shape) or one lookup each (right shape, unknown),
     and never push a live key out of the cache."""
@@ -237,21 +243,25 @@ class KeyFloodTests(E2ETestCase):
                 wrong.append(b"mg_" + bytes(alphabet[b % 64] for b in r[:42]) + b"=")      # outside base64url
             else:
                 wrong.append(r[:20].hex().encode())                                         # anything else
+        started = time.monotonic()
         before = self.counters()
         self.flood(wrong, hot)
         after = self.counters()
-        self.assertEqual(after["mediagen_db_queries_total"], before["mediagen_db_queries_total"])
+        self.assertLessEqual(after["mediagen_db_queries_total"] - before["mediagen_db_queries_total"],
+                             deliverer_looks(started), "no lookup for a key of the wrong shape")
         self.assertEqual(after["mediagen_key_cache_misses_total"], before["mediagen_key_cache_misses_total"])
         self.assertEqual(after["mediagen_api_keys_malformed_total"] - before["mediagen_api_keys_malformed_total"], self.N)
 
         # Right shape, unknown: one lookup each, cached as unknown, and the hot key never misses.
         unknown = [b"mg_" + bytes(alphabet[b % 64] for b in os.urandom(43)) for _ in range(self.N)]
+        started = time.monotonic()
         before = self.counters()
         self.flood(unknown, hot)
         after = self.counters()
         self.assertEqual(after["mediagen_key_cache_misses_total"] - before["mediagen_key_cache_misses_total"], self.N,
                          "every unknown key missed once, the hot key never")
-        self.assertLessEqual(after["mediagen_db_queries_total"] - before["mediagen_db_queries_total"], self.N)
+        self.assertLessEqual(after["mediagen_db_queries_total"] - before["mediagen_db_queries_total"],
+                             self.N + deliverer_looks(started))
         self.assertGreaterEqual(after["mediagen_key_cache_hits_total"] - before["mediagen_key_cache_hits_total"],
                                 self.N // self.HOT_EVERY)
         # The lookup is by key_hash, which a unique index covers.
