@@ -151,6 +151,9 @@ class ModelTest(OrderFixtures, E2ETestCase):
             for step in trace.steps:
                 kinds[step.kind] += 1
                 self.spent[step.kind] += step.seconds
+            if len(seeds) > 20:  # a long run (scripts/chaos) shows how far it got
+                print(f"model test: seed {trace.seed} done, {len(failures)} failing so far, "
+                      f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
         seconds = time.monotonic() - started
         by_kind = ", ".join(f"{k} {n} ({self.spent[k]:.0f} s)" for k, n in sorted(kinds.items()))
         summary = (f"model test: seeds {len(seeds)} ({seeds[0]}..{seeds[-1]}), ops {sum(kinds.values())}: {by_kind}; "
