@@ -332,3 +332,24 @@ def _close(s):
         s.close()
     except OSError:
         pass
+
+
+class OwnServices:
+    """A test class that starts its own PostgreSQL and Redis (it crashes them) in setUpClass.
+    Its `_release` is the whole cleanup, run at the end and by a setUpClass that fails part-way."""
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._release()
+
+
+def release_harness(h, pg=None, redis=None):
+    """Drops the databases of harness `h` (None: never made), first starting again the PostgreSQL
+    or Redis of the class that a failed fault left stopped: the cleanup needs both."""
+    if h is None:
+        return
+    if pg is not None and not pg.running():
+        pg.start()
+    if redis is not None and redis.proc is None:
+        redis.start()
+    h.teardown()

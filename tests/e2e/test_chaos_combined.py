@@ -25,7 +25,7 @@ import unittest
 
 from chaos_support import figure, size
 from combined_support import MixedLoad, ReadyProbe, TmpfsStorage, shape_problem
-from fault_support import PrivatePostgres, PrivateRedis
+from fault_support import OwnServices, PrivatePostgres, PrivateRedis, release_harness
 from harness import E2ETestCase, Harness, metric_sum, poll
 from orders_support import TERMINAL_ORDER_STATUSES, OrderFixtures, wait_orders_terminal
 from outage_support import recovery_seconds, settle
@@ -49,7 +49,7 @@ ENV = {
 }
 
 
-class CombinedFaultTests(OrderFixtures, E2ETestCase):
+class CombinedFaultTests(OwnServices, OrderFixtures, E2ETestCase):
     @classmethod
     def setUpClass(cls):
         cls.pg, cls.redis, cls.h, cls.storage = PrivatePostgres(), PrivateRedis(), None, None
@@ -68,16 +68,9 @@ class CombinedFaultTests(OrderFixtures, E2ETestCase):
             raise
 
     @classmethod
-    def tearDownClass(cls):
-        cls._release()
-
-    @classmethod
     def _release(cls):
         try:
-            if cls.h:
-                if not cls.pg.running():
-                    cls.pg.start()
-                cls.h.teardown()
+            release_harness(cls.h, cls.pg)
         finally:
             if cls.storage:
                 cls.storage.unmount()

@@ -10,7 +10,7 @@ import threading
 import time
 
 from harness import E2ETestCase, Harness, poll
-from fault_support import PrivatePostgres
+from fault_support import OwnServices, PrivatePostgres, release_harness
 from orders_support import OrderFixtures, wait_orders_terminal
 from outage_support import Load, recovery_seconds, settle
 
@@ -26,7 +26,7 @@ ENV = {
 }
 
 
-class DatabaseRestartTests(OrderFixtures, E2ETestCase):
+class DatabaseRestartTests(OwnServices, OrderFixtures, E2ETestCase):
     @classmethod
     def setUpClass(cls):
         cls.pg = PrivatePostgres()
@@ -42,16 +42,9 @@ class DatabaseRestartTests(OrderFixtures, E2ETestCase):
             raise
 
     @classmethod
-    def tearDownClass(cls):
-        cls._release()
-
-    @classmethod
     def _release(cls):
         try:
-            if getattr(cls, "h", None):
-                if not cls.pg.running():
-                    cls.pg.start()
-                cls.h.teardown()
+            release_harness(getattr(cls, "h", None), cls.pg)
         finally:
             cls.pg.remove()
 

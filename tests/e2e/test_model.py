@@ -23,7 +23,7 @@ import time
 import unittest
 from collections import Counter
 
-from fault_support import PrivatePostgres, PrivateRedis
+from fault_support import OwnServices, PrivatePostgres, PrivateRedis, release_harness
 from harness import TIME_FACTOR, E2ETestCase, Harness
 from model_clock import ServerClock
 from model_db import PsqlSession, combined_invariants
@@ -46,7 +46,7 @@ def sizes():
     return list(range(first, first + count)), int(os.environ.get("MEDIAGEN_MODEL_OPS", "40"))
 
 
-class ModelTest(OrderFixtures, E2ETestCase):
+class ModelTest(OwnServices, OrderFixtures, E2ETestCase):
     start_server = False
     started = 1  # server processes so far, for their names in the logs
     server_env = {
@@ -85,18 +85,11 @@ class ModelTest(OrderFixtures, E2ETestCase):
             raise
 
     @classmethod
-    def tearDownClass(cls):
-        cls._release()
-
-    @classmethod
     def _release(cls):
         try:
             if getattr(cls, "db", None):
                 cls.db.close()
-            if getattr(cls, "h", None):
-                if cls.redis.proc is None:
-                    cls.redis.start()  # an outage left open by a failure: the cleanup needs Redis
-                cls.h.teardown()
+            release_harness(getattr(cls, "h", None), cls.pg, cls.redis)
         finally:
             cls.redis.remove()
             cls.pg.remove()
