@@ -124,8 +124,7 @@ orders::QueueOptions queue_options(const WorkerPoolOptions& o) {
   return {.stitch_lease = o.stitch_lease, .stitch_retry_delay = o.stitch_retry_delay, .cooldown = o.cooldown};
 }
 
-// The safety net for a wake-up lost on its way: idle workers look at the queue every
-// wake_interval whatever happened.
+// The safety net for a lost wake-up: idle workers look at the queue every wake_interval.
 void timer_loop(State& s) {
   while (s.sleep_for(s.options.wake_interval)) s.wake();
 }
@@ -253,6 +252,9 @@ bool run_side_jobs(State& s, db::Db& db) {
   for (const auto& job : s.options.side_jobs) {
     try {
       found = job(db) || found;
+    } catch (const db::Unavailable& e) {  // an outage, not a fault of the job: the next round tries again
+      log::warn("side jobs paused: database unavailable", {{"error", e.what()}});
+      return found;
     } catch (...) {
       report_contained(&s.counters, Boundary::job, std::current_exception(), {{"job", "side"}});
     }
@@ -293,9 +295,7 @@ void worker_loop(State& s) {
     try {
       s.publish(chunk->changes);
       process(s, db, queue, stitcher, *chunk);
-    } catch (...) {
-      // A failure outside the engine (publishing, logging): the chunk's lease runs out and it is
-      // requeued; this worker goes on with the next one.
+    } catch (...) {  // outside the engine (publishing, logging): the lease runs out, the chunk is requeued
       report_contained(&s.counters, Boundary::job, std::current_exception(), {{"item_id", chunk->item_id}});
     }
     s.drop(chunk->lease_token);
