@@ -15,9 +15,10 @@ _packages_build=(g++ pkg-config libboost1.81-all-dev nlohmann-json3-dev
 _packages_test=(libgtest-dev libgmock-dev googletest libmpg123-dev libclang-rt-14-dev python3-yaml)
 _packages_bench=()
 
-# The programs the scripts run (build, services, seeding). npm bundles the documentation
-# viewer at configure time (cmake/EmbedDocs.cmake; a build without it serves /docs unrendered).
-_programs_build=(cmake:cmake ninja:ninja-build ccache:ccache python3:python3 curl:curl node:nodejs npm:npm
+# The programs the scripts run (build, services, seeding). lld links (cmake/Linker.cmake); npm
+# bundles the documentation viewer at configure time (cmake/EmbedDocs.cmake; a build without it
+# serves /docs unrendered).
+_programs_build=(cmake:cmake ninja:ninja-build ccache:ccache ld.lld:lld python3:python3 curl:curl node:nodejs npm:npm
   psql:postgresql-client pg_ctl:postgresql initdb:postgresql redis-server:redis-server
   redis-cli:redis-tools runuser:util-linux flock:util-linux sha256sum:coreutils)
 # The programs the tests run: the e2e harness (tests/e2e/programs.py) and the test scripts
