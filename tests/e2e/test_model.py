@@ -137,6 +137,8 @@ class ModelTest(OwnServices, OrderFixtures, E2ETestCase):
                 self.run_seed(trace)
             except Exception as e:  # one seed's failure is reported with the others' outcome
                 failures.append(trace.report(e))
+                if len(seeds) > 20:  # a long run shows a failure when it happens, not hours later
+                    print(failures[-1], file=sys.stderr, flush=True)
                 if len(failures) >= 3:
                     break
             finally:
