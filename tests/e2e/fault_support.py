@@ -18,6 +18,19 @@ import urllib.parse
 from harness import poll
 from programs import program
 
+# A server that meets a PostgreSQL outage: short leases and sweeps so the work it held comes back
+# within the test, and tight database deadlines so a request fails fast instead of waiting it out.
+OUTAGE_ENV = {
+    "MEDIAGEN_WORKERS": "2",
+    "MEDIAGEN_SWEEP_INTERVAL_MS": "200",
+    "MEDIAGEN_LEASE_SECONDS": "5",
+    "MEDIAGEN_DB_POOL_SIZE": "4",
+    "MEDIAGEN_DB_REQUEST_DEADLINE_MS": "2000",
+    "MEDIAGEN_DB_STATEMENT_TIMEOUT_MS": "2000",
+    "MEDIAGEN_DB_LOCK_TIMEOUT_MS": "1000",
+    "MEDIAGEN_DB_CONNECT_TIMEOUT_SECONDS": "2",
+}
+
 
 def free_port() -> int:
     with socket.socket() as s:

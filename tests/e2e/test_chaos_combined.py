@@ -25,7 +25,7 @@ import unittest
 
 from chaos_support import figure, size
 from combined_support import MixedLoad, ReadyProbe, TmpfsStorage, shape_problem
-from fault_support import OwnServices, PrivatePostgres, PrivateRedis, release_harness
+from fault_support import OUTAGE_ENV as ENV, OwnServices, PrivatePostgres, PrivateRedis, release_harness
 from harness import E2ETestCase, Harness, metric_sum, poll
 from orders_support import TERMINAL_ORDER_STATUSES, OrderFixtures, wait_orders_terminal
 from outage_support import recovery_seconds, settle
@@ -37,16 +37,6 @@ THINK = 0.2  # seconds between a client's rounds: paced, so the workers finish t
 REDIS_PAUSE = size(3.0, 8.0)
 REDIS_FREEZE = size(3.0, 6.0)
 PARAGRAPHS = "\n\n".join(f"Paragraph {n} of the order that is being spoken while the disk fills up." for n in range(20))
-ENV = {
-    "MEDIAGEN_WORKERS": "2",
-    "MEDIAGEN_SWEEP_INTERVAL_MS": "200",
-    "MEDIAGEN_LEASE_SECONDS": "5",
-    "MEDIAGEN_DB_POOL_SIZE": "4",
-    "MEDIAGEN_DB_REQUEST_DEADLINE_MS": "2000",
-    "MEDIAGEN_DB_STATEMENT_TIMEOUT_MS": "2000",
-    "MEDIAGEN_DB_LOCK_TIMEOUT_MS": "1000",
-    "MEDIAGEN_DB_CONNECT_TIMEOUT_SECONDS": "2",
-}
 
 
 class CombinedFaultTests(OwnServices, OrderFixtures, E2ETestCase):

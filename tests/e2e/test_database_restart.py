@@ -10,20 +10,9 @@ import threading
 import time
 
 from harness import E2ETestCase, Harness, poll
-from fault_support import OwnServices, PrivatePostgres, release_harness
+from fault_support import OUTAGE_ENV as ENV, OwnServices, PrivatePostgres, release_harness
 from orders_support import OrderFixtures, wait_orders_terminal
 from outage_support import Load, recovery_seconds, settle
-
-ENV = {
-    "MEDIAGEN_WORKERS": "2",
-    "MEDIAGEN_SWEEP_INTERVAL_MS": "200",
-    "MEDIAGEN_LEASE_SECONDS": "5",
-    "MEDIAGEN_DB_POOL_SIZE": "4",
-    "MEDIAGEN_DB_REQUEST_DEADLINE_MS": "2000",
-    "MEDIAGEN_DB_STATEMENT_TIMEOUT_MS": "2000",
-    "MEDIAGEN_DB_LOCK_TIMEOUT_MS": "1000",
-    "MEDIAGEN_DB_CONNECT_TIMEOUT_SECONDS": "2",
-}
 
 
 class DatabaseRestartTests(OwnServices, OrderFixtures, E2ETestCase):
