@@ -129,6 +129,7 @@ class ModelTest(OwnServices, OrderFixtures, E2ETestCase):
         started = time.monotonic()
         kinds = Counter()
         failures = []
+        long_run = len(seeds) > 20  # scripts/chaos: a line per seed, a failure shown when it happens
         self.recoveries = []
         self.spent = Counter()
         for seed in seeds:
@@ -137,7 +138,7 @@ class ModelTest(OwnServices, OrderFixtures, E2ETestCase):
                 self.run_seed(trace)
             except Exception as e:  # one seed's failure is reported with the others' outcome
                 failures.append(trace.report(e))
-                if len(seeds) > 20:  # a long run shows a failure when it happens, not hours later
+                if long_run:
                     print(failures[-1], file=sys.stderr, flush=True)
                 if len(failures) >= 3:
                     break
@@ -146,7 +147,7 @@ class ModelTest(OwnServices, OrderFixtures, E2ETestCase):
             for step in trace.steps:
                 kinds[step.kind] += 1
                 self.spent[step.kind] += step.seconds
-            if len(seeds) > 20:  # a long run (scripts/chaos) shows how far it got
+            if long_run:
                 print(f"model test: seed {trace.seed} done, {len(failures)} failing so far, "
                       f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
         seconds = time.monotonic() - started
