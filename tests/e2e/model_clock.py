@@ -35,6 +35,9 @@ class ServerClock:
         self.dir = tempfile.mkdtemp(prefix="mg_model_clock_")
         self.file = os.path.join(self.dir, "offset")
         self.offset = 0
+        # (time.monotonic() when set, offset): when each offset took effect, to place a moment of
+        # real time on the server's clock.
+        self.history = [(time.monotonic(), 0)]
         self._write()
         # The library's path as the faketime program preloads it (its multi-threaded variant).
         self.preload = subprocess.run(
@@ -55,6 +58,19 @@ class ServerClock:
     def jump(self, seconds):
         self.offset += seconds
         self._write()
+        self.history.append((time.monotonic(), self.offset))
+
+    def readings_between(self, start, end):
+        """What the server's clock read between two moments of real time (time.monotonic()), as
+        (low, high) ranges of its wall clock, one per offset in force then."""
+        wall = time.time() - time.monotonic()
+        ranges = []
+        for i, (since, offset) in enumerate(self.history):
+            until = self.history[i + 1][0] if i + 1 < len(self.history) else float("inf")
+            lo, hi = max(since, start), min(until, end)
+            if lo <= hi:
+                ranges.append((lo + wall + offset, hi + wall + offset))
+        return ranges
 
     def _write(self):
         tmp = self.file + ".new"

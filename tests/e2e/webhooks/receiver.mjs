@@ -8,7 +8,7 @@
 //   /slow/N/...    200 after N milliseconds
 //   /big/...       200 with a 1 MB body
 //   /redirect/...  302 to the URL in the `to` query parameter
-// Control (not recorded): GET /_control/log -> [{path, headers, body, at}],
+// Control (not recorded): GET /_control/log -> [{path, headers, body, at, mono}],
 // POST /_control/verify {secret, headers, body} -> {ok, error} through the standardwebhooks
 // package, which is how a receiver written against the Standard Webhooks spec checks them.
 // Prints {"port": N} once listening on 127.0.0.1 (or the address in argv[2]).
@@ -50,7 +50,9 @@ const server = http.createServer(async (req, res) => {
   for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'user-agent']) {
     if (req.headers[name] !== undefined) headers[name] = req.headers[name];
   }
-  log.push({ path: url.pathname, method: req.method, headers, body, at: Date.now() });
+  // at: the wall clock (a faked one where the test fakes it); mono: CLOCK_MONOTONIC in ms, never faked,
+  // which the test process reads too (time.monotonic()).
+  log.push({ path: url.pathname, method: req.method, headers, body, at: Date.now(), mono: Number(process.hrtime.bigint() / 1000000n) });
   const [, kind, arg] = url.pathname.split('/');
   if (kind === 'stall') return;  // never answered: the sender's timeout ends it
   if (kind === 'gone') return json(res, 410, { gone: true });
