@@ -38,6 +38,7 @@ import unittest
 import urllib.parse
 from datetime import datetime
 
+import pgwire
 import programs
 import s3_support
 
@@ -665,6 +666,12 @@ class Harness:
         return self.psql(sql).strip()
 
     def _psql(self, url: str, sql: str) -> str:
+        try:
+            return pgwire.run(url, sql, timeout=60)
+        except pgwire.Refused as e:
+            raise AssertionError(f"psql failed for {sql!r}: {e}") from None
+        except pgwire.Unsupported:
+            pass
         p = subprocess.run(
             [self.psql_bin, "-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql],
             capture_output=True, text=True, timeout=60,
