@@ -1,7 +1,8 @@
 """Black-box end-to-end harness for the mediagen server.
 
-Every test class gets its own PostgreSQL database (created with `psql` from
-MEDIAGEN_TEST_PG_ADMIN_URL, dropped at teardown) and its own Redis key prefix,
+Every test class gets its own PostgreSQL database (created through
+MEDIAGEN_TEST_PG_ADMIN_URL, dropped at teardown; SQL goes over the wire protocol, pgwire.py,
+or through psql for a URL that client does not speak) and its own Redis key prefix,
 runs `mediagen migrate` and the operator CLI, and starts `mediagen serve` on
 ephemeral ports.
 
