@@ -76,9 +76,9 @@ boost::asio::awaitable<Response> Pipeline::run(Exchange& exchange, RequestContex
   if (auto banned = stages::check_ip_ban(ctx, deps_.bans, deps_.ladder, now)) co_return fail(*banned);
 
   if (auto refusal = stages::check_path_text(ctx)) co_return fail(*refusal);
-  std::optional<ApiError> refusal;
-  if (!stages::match_route(ctx, deps_.router, refusal)) {
-    if (refusal) co_return fail(*refusal);
+  std::optional<ApiError> unmatched;
+  if (!stages::match_route(ctx, deps_.router, unmatched)) {
+    if (unmatched) co_return fail(*unmatched);
     stages::NotFoundInfo info{options_.docs_url, options_.developers_url};
     ApiError not_found = co_await stages::unknown_path(ctx, deps_.pool, deps_.bans, deps_.ladder, now, info);
     co_return fail(not_found);
