@@ -3,8 +3,7 @@ on a real receiver (webhook_support.py). Once the seed's operations are done, ki
 crash-restarts and Redis outages included, each order's newest order.updated delivery must carry
 the status the model has for it, signed with the account's secret (the Standard Webhooks scheme,
 its timestamp what the server's jumped clock read at most 300 s before the arrival), with one
-message id per event: the outbox
-neither loses nor doubles an order's last word."""
+message id per event: the outbox neither loses nor doubles an order's last word."""
 
 import base64
 import hashlib
@@ -21,7 +20,8 @@ TOLERANCE_SECONDS = 300  # the standardwebhooks package's, between a signature a
 
 def signed(delivery, secret):
     """The Standard Webhooks signature (what the standardwebhooks package checks, but for the
-    time, checked by signed_in_time: the server's clock jumps between arrival and this check): HMAC-SHA256 of "id.timestamp.body" under the secret, in one of the v1 values."""
+    time, which signed_in_time checks: the server's clock jumps between arrival and this check):
+    HMAC-SHA256 of "id.timestamp.body" under the secret, in one of the v1 values."""
     h = delivery["headers"]
     key = base64.b64decode(secret.removeprefix("whsec_"))
     content = f"{h['webhook-id']}.{h['webhook-timestamp']}.{delivery['body']}".encode()
