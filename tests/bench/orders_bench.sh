@@ -22,7 +22,7 @@
 #   G7  server CPU (its process and its speech helpers) per character of whole speech orders (~5,000 English characters,
 #       synthesis, MP3, stitching, storing; two orders at once), with 1 worker and with 2,
 #       against `espeak-ng --stdout | lame -b 64 -q 5` (the engine's MP3 settings) on the same
-#       text and voice. Target <= 1.15x; wall throughput of 2 workers >= 1.7x one worker.
+#       text and voice. Target <= 1.15x; wall throughput of 2 workers >= 1.8x one worker.
 #
 # Builds nothing. Build the server first in a Release tree:
 #   cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEDIAGEN_BENCH=ON
@@ -602,6 +602,22 @@ if has_part g7; then
   make_text "$speech_text_chars" ordinary >"$work/speech.txt"
   speech_chars="$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").read()))' "$work/speech.txt")"
   declare -A CPU WALL
+  # The rounds are polled over one psql session. A psql process and a PostgreSQL backend per
+  # poll cost about 30 ms of CPU each time, taken from the two cores that two workers need (one
+  # worker leaves a core free for them): 2 workers measured 1.50x one worker that way, 1.72x
+  # this way, on the same machine.
+  coproc POLL { psql -X -q -At -v ON_ERROR_STOP=1 "$(db_url mg_speech)" 2>&1; }
+  # Kept apart: bash unsets POLL once the session has ended and been reaped.
+  poll_pid="$POLL_PID" poll_out="${POLL[0]}" poll_in="${POLL[1]}"
+  poll() {
+    local line out=""
+    printf '%s;\n\\echo __polled__\n' "$1" >&"$poll_in"
+    while IFS= read -r -t 10 line <&"$poll_out"; do
+      [[ "$line" == __polled__ ]] && break
+      out+="$line"
+    done
+    printf '%s\n' "$out"
+  }
   for w in 1 2; do
     start_server mg_speech "$w"
     [[ -n "${speech_template:-}" ]] || speech_template="$(new_template "$speech_key" a-v4)"
@@ -623,20 +639,24 @@ if has_part g7; then
       ids="'$(json_get data.id <"$work/speech-a.json")', '$(json_get data.id <"$work/speech-b.json")'"
       state=""
       for _ in $(seq 1 1200); do
-        state="$(q mg_speech -c "SELECT count(*) FILTER (WHERE status = 'completed') || ' ' || count(*) FILTER (WHERE status IN ('failed', 'partially_completed')) FROM orders WHERE id IN ($ids)")"
-        [[ "$state" == "2 0" ]] && break
-        [[ "$state" == *" 0" ]] || die "a speech order failed: $(q mg_speech -c "SELECT status, failure_reason FROM order_items WHERE order_id IN ($ids)")"
+        state="$(poll "SELECT count(*) FILTER (WHERE status = 'completed') || ' ' || count(*) FILTER (WHERE status IN ('failed', 'partially_completed')) || ' ' || COALESCE(extract(epoch FROM max(terminal_at)), 0) FROM orders WHERE id IN ($ids)")"
+        [[ -n "$state" ]] || die "the polling psql session ended"
+        [[ "$state" == "2 0 "* ]] && break
+        [[ "$state" == *" 0 "* ]] || die "a speech order failed: $(q mg_speech -c "SELECT status, failure_reason FROM order_items WHERE order_id IN ($ids)")"
         sleep 0.05
       done
-      [[ "$state" == "2 0" ]] || die "the speech orders did not complete within 60 s"
-      c1="$(cpu_ticks "$server_pid")"; wall="$(calc "$(now) - $t0" 6)"
-      cpus+=("$(calc "(($c1 - $c0) - $idle * $wall / $idle_secs) / $clk_tck" 4)")
-      walls+=("$(calc "$wall" 2)")
+      [[ "$state" == "2 0 "* ]] || die "the speech orders did not complete within 60 s"
+      c1="$(cpu_ticks "$server_pid")"; polled="$(calc "$(now) - $t0" 6)"
+      cpus+=("$(calc "(($c1 - $c0) - $idle * $polled / $idle_secs) / $clk_tck" 4)")
+      # The round ends when the second order did, by its own row: not when a poll saw it.
+      walls+=("$(calc "${state##* } - $t0" 2)")
     done
     CPU[$w]="$(echo "${cpus[*]}" | median)"; WALL[$w]="$(echo "${walls[*]}" | median)"
     log "G7: $w worker(s): CPU ${cpus[*]} s, wall ${walls[*]} s"
     stop_server
   done
+  exec {poll_in}>&-
+  wait "$poll_pid" || true
   speech_chunks="$(q mg_speech -c "SELECT count(*) / count(DISTINCT order_id) FROM order_items")"
   IFS=$'\t' read -r voice variant < <(q mg_speech -F $'\t' -c "SELECT engine_request->>'voice', engine_request->>'variant' FROM orders LIMIT 1")
   espeak_voice="$voice${variant:++$variant}"
@@ -728,7 +748,7 @@ if has_part g7; then
   done
   row "   wall for 2 orders of $speech_chars chars [s], 1 / 2 workers" "${WALL[1]}/${WALL[2]}" \
     "$(calc "2 * ${R[g7_raw_wall]}" 2)/${R[g7_raw_pair]}" "$(ratio "${WALL[1]}" "${WALL[2]}")" \
-    "$(check "$(ratio "${WALL[1]}" "${WALL[2]}")" ">=" 1.7) >= 1.7; raw: 2 pipelines one after the other / at once ($(ratio "$(calc "2 * ${R[g7_raw_wall]}" 3)" "${R[g7_raw_pair]}")x)"
+    "$(check "$(ratio "${WALL[1]}" "${WALL[2]}")" ">=" 1.8) >= 1.8; raw: 2 pipelines one after the other / at once ($(ratio "$(calc "2 * ${R[g7_raw_wall]}" 3)" "${R[g7_raw_pair]}")x)"
   row "   chunks per order" "$speech_chunks" "1" "" "raw: the whole text at once"
 fi
 if has_part g6; then
