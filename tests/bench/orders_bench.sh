@@ -604,8 +604,8 @@ if has_part g7; then
   declare -A CPU WALL
   # The rounds are polled over one psql session. A psql process and a PostgreSQL backend per
   # poll cost about 30 ms of CPU each time, taken from the two cores that two workers need (one
-  # worker leaves a core free for them): 2 workers measured 1.50x one worker that way, 1.72x
-  # this way, on the same machine.
+  # worker leaves a core free for them): 2 workers measured 1.51x one worker that way,
+  # 1.64x-1.72x this way, on the same machine.
   coproc POLL { psql -X -q -At -v ON_ERROR_STOP=1 "$(db_url mg_speech)" 2>&1; }
   # Kept apart: bash unsets POLL once the session has ended and been reaped.
   poll_pid="$POLL_PID" poll_out="${POLL[0]}" poll_in="${POLL[1]}"
