@@ -602,26 +602,38 @@ if has_part g7; then
   make_text "$speech_text_chars" ordinary >"$work/speech.txt"
   speech_chars="$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").read()))' "$work/speech.txt")"
   declare -A CPU WALL
-  # The rounds are polled over one psql session. A psql process and a PostgreSQL backend per
-  # poll cost about 30 ms of CPU each time, taken from the two cores that two workers need (one
-  # worker leaves a core free for them): 2 workers measured 1.51x one worker that way,
-  # 1.64x-1.72x this way, on the same machine.
+  # Between its POSTs and its end a round starts no process: the two orders go out in one curl,
+  # their ids are read by bash, the polls go over one psql session into a variable, and the pause
+  # between polls is a read that times out. A process per poll (psql, a subshell, sleep) or per
+  # id (python3) costs milliseconds of CPU each on some virtual machines, taken from the two cores
+  # that two workers need (one worker leaves a core free for them): 2 workers measured 1.51x one
+  # worker with a psql process per poll, 1.64x-1.72x with one session, on the same machine.
   coproc POLL { psql -X -q -At -v ON_ERROR_STOP=1 "$(db_url mg_speech)" 2>&1; }
   # Kept apart: bash unsets POLL once the session has ended and been reaped.
   poll_pid="$POLL_PID" poll_out="${POLL[0]}" poll_in="${POLL[1]}"
-  poll() {
-    local line out=""
+  poll() {  # poll SQL: its answer, one line, in POLLED
+    local line
+    POLLED=""
     printf '%s;\n\\echo __polled__\n' "$1" >&"$poll_in"
     while IFS= read -r -t 10 line <&"$poll_out"; do
       [[ "$line" == __polled__ ]] && break
-      out+="$line"
+      POLLED+="$line"
     done
-    printf '%s\n' "$out"
+  }
+  mkfifo "$work/pause.fifo"
+  exec {pause_fd}<>"$work/pause.fifo"  # never written: a read on it waits for its timeout
+  pause() { read -r -t "$1" -u "$pause_fd" _ || true; }
+  order_id_of() {  # order_id_of FILE: data.id of a POST /orders answer, in ORDER_ID
+    local body=""
+    IFS= read -r -d '' body <"$1" || true
+    [[ "$body" =~ \"data\":\{\"id\":\"([0-9a-f-]{36})\" ]] || die "no order id in: ${body:0:300}"
+    ORDER_ID="${BASH_REMATCH[1]}"
   }
   for w in 1 2; do
     start_server mg_speech "$w"
     [[ -n "${speech_template:-}" ]] || speech_template="$(new_template "$speech_key" a-v4)"
     order_body "$speech_template" "$work/speech.txt" ordinary >"$work/speech-body.json"
+    speech_url="http://$PUBLIC$api_prefix/orders"
     cpus=(); walls=()
     # What the idle server burns (timers, the queue's wake-ups) is taken off the orders' CPU.
     sleep 0.5
@@ -630,20 +642,21 @@ if has_part g7; then
     idle=$(($(cpu_ticks "$server_pid") - c0)); idle_secs="$(calc "$(now) - $t0" 6)"
     for ((round = 1; round <= speech_rounds; round++)); do
       t0="$(now)"; c0="$(cpu_ticks "$server_pid")"
-      api POST /orders "$speech_key" "$work/speech-body.json" >"$work/speech-a.json" &
-      pa=$!
-      api POST /orders "$speech_key" "$work/speech-body.json" >"$work/speech-b.json" &
-      pb=$!
-      wait "$pa" || die "speech order a was refused"
-      wait "$pb" || die "speech order b was refused"
-      ids="'$(json_get data.id <"$work/speech-a.json")', '$(json_get data.id <"$work/speech-b.json")'"
+      codes="$(curl -sS --no-progress-meter -Z --parallel-immediate -X POST -H "X-API-KEY: $speech_key" \
+        -H 'Content-Type: application/json' --data-binary "@$work/speech-body.json" -w '%{http_code} ' \
+        -o "$work/speech-a.json" -o "$work/speech-b.json" "$speech_url" "$speech_url")" ||
+        die "the speech orders' POSTs failed"
+      [[ "$codes" =~ ^2[0-9][0-9]\ 2[0-9][0-9]\ $ ]] || die "the speech orders were refused ($codes): $(cat "$work/speech-a.json" "$work/speech-b.json")"
+      order_id_of "$work/speech-a.json"; ids="'$ORDER_ID'"
+      order_id_of "$work/speech-b.json"; ids+=", '$ORDER_ID'"
       state=""
-      for _ in $(seq 1 1200); do
-        state="$(poll "SELECT count(*) FILTER (WHERE status = 'completed') || ' ' || count(*) FILTER (WHERE status IN ('failed', 'partially_completed')) || ' ' || COALESCE(extract(epoch FROM max(terminal_at)), 0) FROM orders WHERE id IN ($ids)")"
+      for ((i = 0; i < 1200; i++)); do
+        poll "SELECT count(*) FILTER (WHERE status = 'completed') || ' ' || count(*) FILTER (WHERE status IN ('failed', 'partially_completed')) || ' ' || COALESCE(extract(epoch FROM max(terminal_at)), 0) FROM orders WHERE id IN ($ids)"
+        state="$POLLED"
         [[ -n "$state" ]] || die "the polling psql session ended"
         [[ "$state" == "2 0 "* ]] && break
         [[ "$state" == *" 0 "* ]] || die "a speech order failed: $(q mg_speech -c "SELECT status, failure_reason FROM order_items WHERE order_id IN ($ids)")"
-        sleep 0.05
+        pause 0.05
       done
       [[ "$state" == "2 0 "* ]] || die "the speech orders did not complete within 60 s"
       c1="$(cpu_ticks "$server_pid")"; polled="$(calc "$(now) - $t0" 6)"
@@ -655,7 +668,7 @@ if has_part g7; then
     log "G7: $w worker(s): CPU ${cpus[*]} s, wall ${walls[*]} s"
     stop_server
   done
-  exec {poll_in}>&-
+  exec {poll_in}>&- {pause_fd}>&-
   wait "$poll_pid" || true
   speech_chunks="$(q mg_speech -c "SELECT count(*) / count(DISTINCT order_id) FROM order_items")"
   IFS=$'\t' read -r voice variant < <(q mg_speech -F $'\t' -c "SELECT engine_request->>'voice', engine_request->>'variant' FROM orders LIMIT 1")
