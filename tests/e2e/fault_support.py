@@ -15,7 +15,6 @@ import tempfile
 import threading
 import urllib.parse
 
-import pgwire
 from harness import poll
 from programs import program
 
@@ -178,11 +177,9 @@ class PrivatePostgres:
 
 
 def server_backends(h) -> list[int]:
-    """Process ids of the PostgreSQL backends connected to this suite's database, but the harness's
-    own (this query's and the sessions pgwire keeps)."""
+    """Process ids of the PostgreSQL backends connected to this suite's database, but ours."""
     rows = h.admin_psql(
-        f"SELECT pid FROM pg_stat_activity WHERE datname = '{h.db_name}' AND pid <> pg_backend_pid()"
-        f" AND application_name IS DISTINCT FROM '{pgwire.APPLICATION_NAME}'")
+        f"SELECT pid FROM pg_stat_activity WHERE datname = '{h.db_name}' AND pid <> pg_backend_pid()")
     return [int(x) for x in rows.split() if x.strip().isdigit()]
 
 
